@@ -1,0 +1,2 @@
+//! Case files: the model, loading and validation.
+pub mod model;

@@ -1,0 +1,193 @@
+//! The case-file model (design §4): what a TOML case file deserializes into.
+//!
+//! Unknown keys are rejected everywhere (`deny_unknown_fields`), so a typo is an error that
+//! names the key instead of a silently ignored option.
+
+use crate::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The protocol version a case prefers when it names none.
+pub const DEFAULT_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The protocol versions the wire server and the reference client speak.
+pub const KNOWN_PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
+
+/// The client timeout of a call that names none.
+pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
+
+/// One case file.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// One line: what the case serves.
+    pub summary: String,
+    /// Links to the spec text the expectation rests on.
+    #[serde(default)]
+    pub spec: Vec<String>,
+    /// How much a mismatch matters.
+    #[serde(default)]
+    pub grade: Grade,
+    /// The version the adapter should prefer.
+    #[serde(default = "default_protocol_version")]
+    pub protocol_version: String,
+    /// What `tools/list` advertises and what the calls name.
+    #[serde(default)]
+    pub tool: Tool,
+    /// The client calls, run in order against one server.
+    pub call: Vec<Call>,
+}
+
+fn default_protocol_version() -> String {
+    DEFAULT_PROTOCOL_VERSION.to_owned()
+}
+
+/// How much a mismatch matters (design §3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grade {
+    /// A mismatch fails the run.
+    #[default]
+    Must,
+    /// A mismatch is a warning unless the run is strict.
+    Should,
+    /// Informational only.
+    Info,
+}
+
+/// The tool the server advertises.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// Its name, used by `tools/list` and by the calls.
+    #[serde(default = "default_tool_name")]
+    pub name: String,
+    /// Tool annotations (`readOnlyHint`, `idempotentHint`, ...), as a TOML table.
+    #[serde(default)]
+    pub annotations: BTreeMap<String, toml::Value>,
+    /// The tool's input JSON Schema, as a TOML table.
+    #[serde(default)]
+    pub input_schema: Option<toml::Table>,
+}
+
+fn default_tool_name() -> String {
+    "synthetic".to_owned()
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: default_tool_name(),
+            annotations: BTreeMap::new(),
+            input_schema: None,
+        }
+    }
+}
+
+/// One client call and the scripted answers to its `tools/call` POSTs.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    /// What a correct client reports.
+    pub expect: Expect,
+    /// The call's arguments, a JSON text (default `{}`).
+    #[serde(default)]
+    pub arguments: Option<String>,
+    /// The client's own timeout for this call.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Answers to this call's `tools/call` POSTs in order; the last repeats.
+    pub reply: Vec<Reply>,
+}
+
+/// The expected observation of one call.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The outcome a correct client reports.
+    pub outcome: Outcome,
+    /// The HTTP status it reports, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The JSON-RPC code it reports, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// How many `tools/call` POSTs the server received during the call, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_posts: Option<u32>,
+}
+
+/// One scripted HTTP answer.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    /// The status code; absent means no status line at all.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// A JSON body, checked at load time and sent compactly.
+    #[serde(default)]
+    pub json: Option<String>,
+    /// A body sent byte for byte.
+    #[serde(default)]
+    pub raw: Option<String>,
+    /// An SSE body.
+    #[serde(default)]
+    pub event: Vec<Event>,
+    /// Extra response headers.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Overrides the Content-Type the body form implies.
+    #[serde(default)]
+    pub content_type: Option<String>,
+    /// Wait before the status line.
+    #[serde(default)]
+    pub delay_ms: u64,
+    /// Wait between SSE events.
+    #[serde(default)]
+    pub event_gap_ms: u64,
+    /// How the body ends.
+    #[serde(default)]
+    pub end: End,
+    /// Send only the first N bytes of the body, then close.
+    #[serde(default)]
+    pub cut_after: Option<usize>,
+}
+
+/// How a reply's body ends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum End {
+    /// The body is finished and the connection stays usable.
+    #[default]
+    Complete,
+    /// The connection closes without finishing the body.
+    Close,
+    /// The connection is reset (TCP RST).
+    Reset,
+    /// The connection stays open and nothing more is sent.
+    Stall,
+}
+
+/// One SSE event (or comment).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// A JSON text sent as the event's `data`.
+    #[serde(default)]
+    pub data: Option<String>,
+    /// Text sent as the event's `data` as written.
+    #[serde(default)]
+    pub data_raw: Option<String>,
+    /// The `event:` field.
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The `id:` field.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The `retry:` field.
+    #[serde(default)]
+    pub retry: Option<u64>,
+    /// A comment line (`: text`); an event with only a comment sends just that.
+    #[serde(default)]
+    pub comment: Option<String>,
+}

@@ -1,0 +1,1 @@
+//! STUB: an incremental SSE reader.

@@ -1,0 +1,4 @@
+pub mod case;
+pub mod classify;
+pub mod observation;
+pub mod outcome;

@@ -1,0 +1,104 @@
+//! What an adapter reports for one call (design §6).
+
+use crate::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// One observation: the outcome the client reported, with the fields that go with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Observation {
+    /// The outcome word.
+    pub outcome: Outcome,
+    /// The HTTP status the client saw, when it saw one.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// The JSON-RPC error code, for `JSONRPC_ERROR` and for `HTTP_ERROR` with a JSON-RPC body.
+    #[serde(default)]
+    pub code: Option<i64>,
+    /// Free text from the client: its own words for what happened.
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl Observation {
+    /// An observation with only an outcome.
+    pub fn new(outcome: Outcome) -> Self {
+        Observation {
+            outcome,
+            status: None,
+            code: None,
+            detail: String::new(),
+        }
+    }
+
+    /// Sets the HTTP status.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets the JSON-RPC error code.
+    pub fn with_code(mut self, code: i64) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    /// Sets the free-text detail.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = detail.into();
+        self
+    }
+}
+
+/// What an adapter returns: an observation, or a declaration that it cannot run the call.
+///
+/// On the wire (out-of-process adapters) this is either an observation object or
+/// `{"unsupported": "why"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AdapterReport {
+    /// The adapter cannot run this call; reported as skipped, never as a pass.
+    Unsupported {
+        /// Why not.
+        unsupported: String,
+    },
+    /// The client made the call and reported this.
+    Observed(Observation),
+}
+
+impl From<Observation> for AdapterReport {
+    fn from(observation: Observation) -> Self {
+        AdapterReport::Observed(observation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_contract_shapes() {
+        let seen: AdapterReport = serde_json::from_str(
+            r#"{"outcome":"HTTP_ERROR","status":503,"code":null,"detail":"server said 503"}"#,
+        )
+        .unwrap();
+        let want = Observation::new(Outcome::HttpError)
+            .with_status(503)
+            .with_detail("server said 503");
+        assert_eq!(seen, AdapterReport::Observed(want));
+
+        let skipped: AdapterReport = serde_json::from_str(r#"{"unsupported":"no SSE"}"#).unwrap();
+        assert_eq!(
+            skipped,
+            AdapterReport::Unsupported {
+                unsupported: "no SSE".into()
+            }
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_outcome_words_and_keys() {
+        assert!(serde_json::from_str::<AdapterReport>(r#"{"outcome":"FINE"}"#).is_err());
+        assert!(serde_json::from_str::<AdapterReport>(r#"{"outcome":"TIMEOUT","x":1}"#).is_err());
+    }
+}
