@@ -2,3 +2,4 @@ pub mod case;
 pub mod classify;
 pub mod observation;
 pub mod outcome;
+pub mod wire;

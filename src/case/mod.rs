@@ -1,2 +1,8 @@
-//! Case files: the model, loading and validation.
+//! Case files (design §4): the model, discovery, loading and validation.
+
+mod load;
 pub mod model;
+mod validate;
+
+pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
+pub use model::{Call, CaseFile, End, Event, Expect, Grade, Reply, Tool};

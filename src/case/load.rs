@@ -1,0 +1,190 @@
+//! Finding case files and turning their text into validated cases.
+//!
+//! Discovery and loading are separate on purpose: discovery names every case (so each becomes a
+//! test), loading happens per case (so a broken file fails that case, not the run).
+
+use super::model::CaseFile;
+use super::validate::validate;
+use include_dir::{Dir, include_dir};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+static BUILTIN: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
+
+/// A case file found on disk or compiled in, not yet parsed.
+#[derive(Debug, Clone)]
+pub struct CaseSource {
+    /// The case id: its path under the cases folder without `.toml`, `/`-separated.
+    pub id: String,
+    /// Where it came from, for messages (`cases/sse/final-result.toml`).
+    pub origin: String,
+    /// Its text, or why it could not be read.
+    pub text: Result<String, String>,
+}
+
+/// A loaded, validated case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The case id (`jsonrpc/invalid-params`).
+    pub id: String,
+    /// Where it came from.
+    pub origin: String,
+    /// The validated contents; JSON texts are compact.
+    pub file: CaseFile,
+}
+
+/// A case file that does not load: the file, the key and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct LoadError {
+    /// The file.
+    pub origin: String,
+    /// The key path inside it (`call[0].reply[1].json`), when one is to blame.
+    pub key: Option<String>,
+    /// What is wrong and, where it helps, how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(key) => write!(f, "{}: key `{}`: {}", self.origin, key, self.message),
+            None => write!(f, "{}: {}", self.origin, self.message),
+        }
+    }
+}
+
+/// A cases folder that cannot be used at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// The folder or one of its subfolders cannot be read.
+    #[error("cannot read cases folder {path}: {source}")]
+    Unreadable {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The folder holds no `.toml` file.
+    #[error("no case files (*.toml) found under {0}")]
+    Empty(PathBuf),
+}
+
+/// The built-in cases, compiled into the library, sorted by id.
+pub fn builtin() -> Vec<CaseSource> {
+    let mut sources = Vec::new();
+    collect_builtin(&BUILTIN, &mut sources);
+    sources.sort_by(|a, b| a.id.cmp(&b.id));
+    sources
+}
+
+fn collect_builtin(dir: &Dir<'static>, out: &mut Vec<CaseSource>) {
+    for file in dir.files() {
+        if let Some(id) = case_id(file.path()) {
+            let text = file.contents_utf8().map(str::to_owned);
+            out.push(CaseSource {
+                origin: format!("cases/{}", slashed(file.path())),
+                id,
+                text: text.ok_or_else(|| "the file is not UTF-8".to_owned()),
+            });
+        }
+    }
+    for sub in dir.dirs() {
+        collect_builtin(sub, out);
+    }
+}
+
+/// The case files under `root`, sorted by id. Ids are paths relative to `root`.
+pub fn discover(root: &Path) -> Result<Vec<CaseSource>, DiscoverError> {
+    let mut sources = Vec::new();
+    walk(root, root, &mut sources)?;
+    if sources.is_empty() {
+        return Err(DiscoverError::Empty(root.to_owned()));
+    }
+    sources.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(sources)
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<CaseSource>) -> Result<(), DiscoverError> {
+    let unreadable = |source| DiscoverError::Unreadable {
+        path: dir.to_owned(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let path = entry.map_err(unreadable)?.path();
+        if path.is_dir() {
+            walk(root, &path, out)?;
+        } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
+            out.push(CaseSource {
+                id,
+                origin: path.display().to_string(),
+                text,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `sse/final-result.toml` → `sse/final-result`; anything but `.toml` → `None`.
+fn case_id(relative: &Path) -> Option<String> {
+    if relative.extension()? != "toml" {
+        return None;
+    }
+    Some(slashed(&relative.with_extension("")))
+}
+
+fn slashed(path: &Path) -> String {
+    let parts: Vec<_> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
+}
+
+impl CaseSource {
+    /// Parses and validates the case.
+    pub fn load(&self) -> Result<Case, LoadError> {
+        let text = self
+            .text
+            .as_deref()
+            .map_err(|why| self.error(None, why.to_owned()))?;
+        let mut file = parse(text).map_err(|(key, message)| self.error(key, message))?;
+        validate(&mut file).map_err(|(key, message)| self.error(Some(key), message))?;
+        Ok(Case {
+            id: self.id.clone(),
+            origin: self.origin.clone(),
+            file,
+        })
+    }
+
+    fn error(&self, key: Option<String>, message: String) -> LoadError {
+        LoadError {
+            origin: self.origin.clone(),
+            key,
+            message,
+        }
+    }
+}
+
+/// TOML text → model, with the failing key's path when serde knows it.
+fn parse(text: &str) -> Result<CaseFile, (Option<String>, String)> {
+    let deserializer = toml::Deserializer::parse(text).map_err(|e| (None, located(text, &e)))?;
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let key = (path != ".").then_some(path);
+        (key, located(text, e.inner()))
+    })
+}
+
+/// toml's own rendering spans several lines; a case error is one line, so give the message
+/// and the line:column it points at.
+fn located(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().trim_end_matches('.');
+    let Some(span) = error.span() else {
+        return message.to_owned();
+    };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{message} (line {line}, column {column})")
+}

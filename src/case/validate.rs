@@ -1,0 +1,179 @@
+//! Checks a parsed case beyond what serde checks: JSON texts parse, each reply has one body
+//! form, options that contradict each other are named. JSON texts are made compact here, once,
+//! so the wire server sends them as they are.
+
+use super::model::{Call, CaseFile, End, Event, KNOWN_PROTOCOL_VERSIONS, Reply};
+use crate::wire::response::has_body;
+use serde_json::Value;
+
+/// A problem: the key path and what is wrong with it.
+pub type Problem = (String, String);
+
+/// Validates `file` and compacts its JSON texts in place.
+pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
+    if !KNOWN_PROTOCOL_VERSIONS.contains(&file.protocol_version.as_str()) {
+        let known = KNOWN_PROTOCOL_VERSIONS.join(", ");
+        let msg = format!(
+            "unknown version {:?}; use one of {known}",
+            file.protocol_version
+        );
+        return Err(("protocol_version".into(), msg));
+    }
+    if file.call.is_empty() {
+        let msg = "a case needs at least one [[call]] table".to_owned();
+        return Err(("call".into(), msg));
+    }
+    for (i, call) in file.call.iter_mut().enumerate() {
+        validate_call(call).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
+    }
+    Ok(())
+}
+
+fn validate_call(call: &mut Call) -> Result<(), Problem> {
+    if let Some(arguments) = &mut call.arguments {
+        let value = json_text(arguments).map_err(|msg| ("arguments".to_owned(), msg))?;
+        if !value.is_object() {
+            let msg = "the arguments must be a JSON object, like '{\"x\": 1}'".to_owned();
+            return Err(("arguments".into(), msg));
+        }
+    }
+    if call.timeout_ms == Some(0) {
+        return Err(("timeout_ms".into(), "must be at least 1".into()));
+    }
+    if call.reply.is_empty() {
+        let msg = "a call needs at least one [[call.reply]] table".to_owned();
+        return Err(("reply".into(), msg));
+    }
+    for (j, reply) in call.reply.iter_mut().enumerate() {
+        validate_reply(reply).map_err(|(key, msg)| (format!("reply[{j}].{key}"), msg))?;
+    }
+    Ok(())
+}
+
+fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
+    let forms = [
+        reply.json.is_some(),
+        reply.raw.is_some(),
+        !reply.event.is_empty(),
+    ];
+    if forms.iter().filter(|&&f| f).count() > 1 {
+        let msg = "give at most one body form: `json`, `raw` or [[call.reply.event]]".to_owned();
+        return Err(("json".into(), msg));
+    }
+    match reply.status {
+        None => validate_silent_reply(reply)?,
+        Some(status) if !(100..=599).contains(&status) => {
+            return Err((
+                "status".into(),
+                format!("{status} is not an HTTP status (100-599)"),
+            ));
+        }
+        Some(status) if !has_body(status) && forms.contains(&true) => {
+            let msg =
+                format!("HTTP {status} never carries a body; remove the body or change the status");
+            return Err(("status".into(), msg));
+        }
+        Some(_) => {}
+    }
+    if reply.cut_after.is_some() && reply.end != End::Complete {
+        let msg = "`cut_after` closes the connection itself; drop `end`".to_owned();
+        return Err(("cut_after".into(), msg));
+    }
+    validate_headers(reply)?;
+    if let Some(json) = &mut reply.json {
+        json_text(json).map_err(|msg| ("json".to_owned(), msg))?;
+    }
+    for (k, event) in reply.event.iter_mut().enumerate() {
+        validate_event(event).map_err(|(key, msg)| (format!("event[{k}].{key}"), msg))?;
+    }
+    Ok(())
+}
+
+/// A reply without a status line sends no bytes, so anything about a response is a mistake.
+fn validate_silent_reply(reply: &Reply) -> Result<(), Problem> {
+    let has_response_parts = reply.json.is_some()
+        || reply.raw.is_some()
+        || !reply.event.is_empty()
+        || !reply.headers.is_empty()
+        || reply.content_type.is_some()
+        || reply.cut_after.is_some();
+    if has_response_parts {
+        let msg = "a reply without `status` sends no bytes: remove its body, headers and \
+                   cut_after, or add a status";
+        return Err(("status".into(), msg.into()));
+    }
+    if reply.end == End::Complete {
+        let msg = "a reply without `status` must say how the connection ends: \
+                   end = \"reset\", \"close\" or \"stall\"";
+        return Err(("end".into(), msg.into()));
+    }
+    Ok(())
+}
+
+fn validate_headers(reply: &Reply) -> Result<(), Problem> {
+    for (name, value) in &reply.headers {
+        if name.eq_ignore_ascii_case("content-type") {
+            let msg =
+                "set the Content-Type with the `content_type` key, so it is sent once".to_owned();
+            return Err((format!("headers.{name}"), msg));
+        }
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(token) {
+            return Err((
+                format!("headers.{name}"),
+                "not a valid HTTP header name".into(),
+            ));
+        }
+        if value.contains(['\r', '\n']) {
+            let msg = "a header value cannot contain a line break".to_owned();
+            return Err((format!("headers.{name}"), msg));
+        }
+    }
+    if let Some(content_type) = &reply.content_type
+        && content_type.contains(['\r', '\n'])
+    {
+        let msg = "a header value cannot contain a line break".to_owned();
+        return Err(("content_type".into(), msg));
+    }
+    Ok(())
+}
+
+fn validate_event(event: &mut Event) -> Result<(), Problem> {
+    let fields = [
+        event.data.is_some(),
+        event.data_raw.is_some(),
+        event.comment.is_some(),
+    ];
+    let count = fields.iter().filter(|&&f| f).count();
+    if count != 1 {
+        let msg = "an event needs exactly one of `data` (JSON text), `data_raw` or `comment`";
+        return Err(("data".into(), msg.into()));
+    }
+    let has_fields = event.event.is_some() || event.id.is_some() || event.retry.is_some();
+    if event.comment.is_some() && has_fields {
+        let msg = "a comment is sent alone; put `event`, `id` and `retry` on a data event";
+        return Err(("comment".into(), msg.into()));
+    }
+    for (key, value) in [
+        ("event", &event.event),
+        ("id", &event.id),
+        ("comment", &event.comment),
+    ] {
+        if value.as_deref().is_some_and(|v| v.contains(['\r', '\n'])) {
+            return Err((key.into(), "cannot contain a line break".into()));
+        }
+    }
+    if let Some(data) = &mut event.data {
+        json_text(data).map_err(|msg| ("data".to_owned(), msg))?;
+    }
+    Ok(())
+}
+
+/// Parses a JSON text and replaces it with its compact form.
+fn json_text(text: &mut String) -> Result<Value, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        format!("not a JSON text: {e} (use `raw` or `data_raw` to send invalid JSON on purpose)")
+    })?;
+    *text = value.to_string();
+    Ok(value)
+}

@@ -1,0 +1,227 @@
+//! Reading one HTTP/1.1 request off a connection.
+//!
+//! Only what MCP clients send is needed: a request line, headers, and a body framed by
+//! Content-Length or chunked encoding. Limits keep a misbehaving client from exhausting memory.
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
+
+const MAX_HEAD: usize = 64 * 1024;
+const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// One request as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// `POST`, `GET`, ...
+    pub method: String,
+    /// The request target (`/mcp`).
+    pub path: String,
+    /// Headers in arrival order, names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// The body, de-chunked.
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    /// The first header with this (lowercase) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the client asked to close the connection after this exchange.
+    pub fn wants_close(&self) -> bool {
+        self.header("connection")
+            .is_some_and(|v| v.eq_ignore_ascii_case("close"))
+    }
+}
+
+/// Why no request could be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The peer closed the connection between requests (the normal end of keep-alive).
+    #[error("connection closed")]
+    Closed,
+    /// The bytes are not an HTTP/1.1 request we accept.
+    #[error("bad request: {0}")]
+    Bad(String),
+    /// The socket failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads the next request, or `Closed` at a clean end of the connection.
+pub async fn read_request<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Request, ReadError> {
+    let request_line = read_line(reader, true).await?;
+    let mut parts = request_line.split(' ');
+    let (Some(method), Some(path), Some(version)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(ReadError::Bad(format!("request line {request_line:?}")));
+    };
+    if !version.starts_with("HTTP/1.") {
+        return Err(ReadError::Bad(format!("unsupported version {version:?}")));
+    }
+    let headers = read_headers(reader).await?;
+    let mut request = Request {
+        method: method.to_owned(),
+        path: path.to_owned(),
+        headers,
+        body: Vec::new(),
+    };
+    request.body = read_body(reader, &request).await?;
+    Ok(request)
+}
+
+async fn read_headers<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<Vec<(String, String)>, ReadError> {
+    let mut headers = Vec::new();
+    let mut size = 0;
+    loop {
+        let line = read_line(reader, false).await?;
+        if line.is_empty() {
+            return Ok(headers);
+        }
+        size += line.len();
+        if size > MAX_HEAD {
+            return Err(ReadError::Bad("headers larger than 64 KiB".into()));
+        }
+        let (name, value) = line
+            .split_once(':')
+            .ok_or_else(|| ReadError::Bad(format!("header {line:?}")))?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+}
+
+async fn read_body<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    request: &Request,
+) -> Result<Vec<u8>, ReadError> {
+    let chunked = request
+        .header("transfer-encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+    if chunked {
+        return read_chunked(reader).await;
+    }
+    let length = match request.header("content-length") {
+        None => 0,
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| ReadError::Bad(format!("content-length {v:?}")))?,
+    };
+    read_exact(reader, length).await
+}
+
+async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>, ReadError> {
+    let mut body = Vec::new();
+    loop {
+        let line = read_line(reader, false).await?;
+        let size_text = line.split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size_text, 16)
+            .map_err(|_| ReadError::Bad(format!("chunk size {line:?}")))?;
+        if size == 0 {
+            // Trailers, if any, end with an empty line.
+            while !read_line(reader, false).await?.is_empty() {}
+            return Ok(body);
+        }
+        if body.len() + size > MAX_BODY {
+            return Err(ReadError::Bad("body larger than 16 MiB".into()));
+        }
+        body.extend(read_exact(reader, size).await?);
+        read_line(reader, false).await?;
+    }
+}
+
+async fn read_exact<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    length: usize,
+) -> Result<Vec<u8>, ReadError> {
+    if length > MAX_BODY {
+        return Err(ReadError::Bad("body larger than 16 MiB".into()));
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).await?;
+    Ok(body)
+}
+
+/// One CRLF- or LF-terminated line without its terminator. EOF before any byte of the first
+/// line of a request is a clean close; EOF anywhere else is an error.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    first: bool,
+) -> Result<String, ReadError> {
+    let mut line = Vec::new();
+    let read = (&mut *reader)
+        .take(MAX_HEAD as u64)
+        .read_until(b'\n', &mut line)
+        .await?;
+    if read == 0 {
+        return Err(if first {
+            ReadError::Closed
+        } else {
+            ReadError::Bad("unexpected end".into())
+        });
+    }
+    if line.last() != Some(&b'\n') {
+        return Err(ReadError::Bad("line too long or unterminated".into()));
+    }
+    line.pop();
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    String::from_utf8(line).map_err(|_| ReadError::Bad("header bytes are not UTF-8".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn parse(bytes: &[u8]) -> Result<Request, ReadError> {
+        let mut reader = tokio::io::BufReader::new(bytes);
+        read_request(&mut reader).await
+    }
+
+    #[tokio::test]
+    async fn reads_a_content_length_post() {
+        let raw = b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nMCP-Protocol-Version: 1\r\n\r\n{}";
+        let request = parse(raw).await.unwrap();
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("POST", "/mcp")
+        );
+        assert_eq!(request.header("mcp-protocol-version"), Some("1"));
+        assert_eq!(request.body, b"{}");
+    }
+
+    #[tokio::test]
+    async fn reads_a_chunked_body_with_lf_only_lines() {
+        let raw = b"POST /mcp HTTP/1.1\nTransfer-Encoding: chunked\n\n2\n{\"\n3;x=y\na\"}\n0\n\n";
+        assert_eq!(parse(raw).await.unwrap().body, b"{\"a\"}");
+    }
+
+    #[tokio::test]
+    async fn a_clean_close_is_not_an_error_but_a_cut_request_is() {
+        assert!(matches!(parse(b"").await, Err(ReadError::Closed)));
+        assert!(matches!(
+            parse(b"POST /mcp HTTP/1.1\r\n").await,
+            Err(ReadError::Bad(_))
+        ));
+        let short_body = b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n{}";
+        assert!(matches!(parse(short_body).await, Err(ReadError::Io(_))));
+    }
+
+    #[tokio::test]
+    async fn rejects_garbage() {
+        assert!(matches!(
+            parse(b"hello\r\n\r\n").await,
+            Err(ReadError::Bad(_))
+        ));
+        assert!(matches!(
+            parse(b"GET / SPDY/3\r\n\r\n").await,
+            Err(ReadError::Bad(_))
+        ));
+        let bad_len = b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n";
+        assert!(matches!(parse(bad_len).await, Err(ReadError::Bad(_))));
+    }
+}

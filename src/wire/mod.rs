@@ -1,0 +1,246 @@
+//! The wire server (design §5): one per case, bound to 127.0.0.1 on a random port, on its own
+//! thread and runtime, writing raw HTTP/1.1 so that it can cut, reset and stall.
+
+pub mod http;
+mod placeholder;
+mod prelude;
+pub mod record;
+pub mod response;
+mod script;
+mod tap;
+
+pub use placeholder::Placeholders;
+pub use record::{Exchange, Sent};
+
+use crate::case::CaseFile;
+use http::{ReadError, Request, read_request};
+use response::{Ending, Response};
+use serde_json::Value;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+use tap::Tap;
+use tokio::io::BufReader;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// A running wire server for one case. Dropping it stops the server and closes every
+/// connection, stalled ones included (asynchronously; `stop` waits for it).
+#[derive(Debug)]
+pub struct WireServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    case: Arc<CaseFile>,
+    started: Instant,
+    call: AtomicUsize,
+    connections: AtomicUsize,
+    record: Arc<Mutex<Vec<Exchange>>>,
+}
+
+impl WireServer {
+    /// Binds 127.0.0.1:0 and starts serving `case`. Only loopback is ever bound.
+    pub fn start(case: Arc<CaseFile>) -> std::io::Result<WireServer> {
+        let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            case,
+            started: Instant::now(),
+            call: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
+            record: Arc::default(),
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (stop, stopped) = watch::channel(false);
+        let serving = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name(format!("wire-{}", addr.port()))
+            .spawn(move || runtime.block_on(serve(listener, serving, stopped)))?;
+        Ok(WireServer {
+            addr,
+            shared,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// The MCP endpoint: `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Makes call `index` (0-based) of the case the one whose replies answer `tools/call`.
+    pub fn begin_call(&self, index: usize) {
+        self.shared.call.store(index, Ordering::SeqCst);
+    }
+
+    /// Every exchange so far, in arrival order.
+    pub fn record(&self) -> Vec<Exchange> {
+        self.shared
+            .record
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Stops the server and waits until its runtime, connections and sockets are gone.
+    pub fn stop(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
+    /// How many `tools/call` POSTs arrived while call `index` was current.
+    pub fn tool_posts(&self, index: usize) -> u32 {
+        let record = self.shared.record.lock().unwrap_or_else(|p| p.into_inner());
+        record
+            .iter()
+            .filter(|e| e.call == index && e.is_tool_call())
+            .count() as u32
+    }
+}
+
+impl Drop for WireServer {
+    fn drop(&mut self) {
+        // Signal only: the server thread drops its runtime, and with it every connection and
+        // socket, within microseconds. Waiting for that here would cost two cross-thread
+        // wake-ups per case, more than the case's own round trip; `stop` waits for callers
+        // that need the certainty.
+        let _ = self.stop.send(true);
+    }
+}
+
+/// Accepts until told to stop; returning drops the runtime's tasks and so every connection.
+async fn serve(listener: StdListener, shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
+    let Ok(listener) = TcpListener::from_std(listener) else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            _ = stopped.changed() => return,
+            accepted = listener.accept() => {
+                if let Ok((stream, _)) = accepted {
+                    tokio::spawn(connection(stream, Arc::clone(&shared)));
+                }
+            }
+        }
+    }
+}
+
+/// Serves requests on one connection until a response ends it.
+async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let number = shared.connections.fetch_add(1, Ordering::SeqCst);
+    let session = format!("mcp-error-layers-session-{number}");
+    let ending = {
+        let (read, mut write) = stream.split();
+        let mut reader = BufReader::new(read);
+        loop {
+            let request = match read_request(&mut reader).await {
+                Ok(request) => request,
+                Err(ReadError::Closed | ReadError::Io(_)) => break Ending::Close,
+                Err(ReadError::Bad(why)) => break bad_request(&shared, &mut write, &why).await,
+            };
+            let (tap, response) = dispatch(&shared, &request, &session);
+            match response::send(&mut write, &tap, &response).await {
+                Ok(Ending::KeepAlive) if !request.wants_close() => continue,
+                Ok(Ending::KeepAlive) | Err(_) => break Ending::Close,
+                Ok(ending) => break ending,
+            }
+        }
+    };
+    end_connection(stream, ending).await;
+}
+
+async fn end_connection(stream: TcpStream, ending: Ending) {
+    match ending {
+        Ending::Reset => {
+            // SO_LINGER 0 makes close send RST instead of FIN.
+            let _ = stream.set_zero_linger();
+        }
+        Ending::Stall => std::future::pending::<()>().await,
+        Ending::Close | Ending::KeepAlive => {}
+    }
+    drop(stream);
+}
+
+/// Records the request and picks its answer: the case's script for `tools/call`, the prelude
+/// for everything else.
+fn dispatch(shared: &Shared, request: &Request, session: &str) -> (Tap, Response) {
+    let message: Option<Value> = serde_json::from_slice(&request.body).ok();
+    let method = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str);
+    let call = shared.call.load(Ordering::SeqCst);
+    let mut record = shared.record.lock().unwrap_or_else(|p| p.into_inner());
+    let earlier_posts = record
+        .iter()
+        .filter(|e| e.call == call && e.is_tool_call())
+        .count();
+    record.push(Exchange {
+        at_ms: shared.started.elapsed().as_millis() as u64,
+        call,
+        http_method: request.method.clone(),
+        path: request.path.clone(),
+        jsonrpc_method: method.map(str::to_owned),
+        headers: request.headers.clone(),
+        body: String::from_utf8_lossy(&request.body).into_owned(),
+        reply: Sent::default(),
+    });
+    let tap = Tap::new(Arc::clone(&shared.record), record.len() - 1);
+    drop(record);
+    let scripted = request.method == "POST" && method == Some("tools/call");
+    let (by, response) = match (scripted, shared.case.call.get(call), &message) {
+        (true, Some(script), Some(message)) => {
+            let reply = script.reply.get(earlier_posts).or(script.reply.last());
+            let placeholders = Placeholders::from_request(message);
+            (
+                "script",
+                reply
+                    .map(|r| script::response(r, &placeholders))
+                    .unwrap_or_default(),
+            )
+        }
+        _ => (
+            "prelude",
+            prelude::answer(request, message.as_ref(), &shared.case.tool, session),
+        ),
+    };
+    tap.answered_by(by, response.status);
+    (tap, response)
+}
+
+async fn bad_request<W: tokio::io::AsyncWriteExt + Unpin>(
+    shared: &Shared,
+    write: &mut W,
+    why: &str,
+) -> Ending {
+    let request = Request {
+        method: "?".into(),
+        path: String::new(),
+        headers: vec![],
+        body: why.as_bytes().to_vec(),
+    };
+    let (tap, _) = dispatch(shared, &request, "");
+    let response = Response::empty(400).with_header("connection", "close");
+    tap.answered_by("error", Some(400));
+    let _ = response::send(write, &tap, &response).await;
+    Ending::Close
+}

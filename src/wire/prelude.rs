@@ -1,0 +1,230 @@
+//! Everything the server answers on its own, so that real clients reach the call under test:
+//! the 2025 session handshake, notifications, `tools/list`, `server/discover`, GET and DELETE.
+
+use super::http::Request;
+use super::response::Response;
+use crate::case::Tool;
+use serde_json::{Value, json};
+
+/// The versions an `initialize` may negotiate; others get the newest of these.
+const SESSION_VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
+const MODERN_VERSION: &str = "2026-07-28";
+
+/// The answer to a request that is not a scripted `tools/call`.
+pub fn answer(request: &Request, message: Option<&Value>, tool: &Tool, session: &str) -> Response {
+    match request.method.as_str() {
+        "POST" => match message {
+            Some(message) => answer_message(request, message, tool, session),
+            None => error(
+                400,
+                Value::Null,
+                -32700,
+                "Parse error: the body is not JSON",
+            ),
+        },
+        // No standalone SSE stream: 405 is the spec's answer for both eras.
+        "GET" => Response::empty(405).with_header("allow", "POST, DELETE"),
+        "DELETE" => Response::empty(200),
+        _ => Response::empty(405).with_header("allow", "POST, GET, DELETE"),
+    }
+}
+
+fn answer_message(request: &Request, message: &Value, tool: &Tool, session: &str) -> Response {
+    let id = message.get("id").cloned();
+    let method = message.get("method").and_then(Value::as_str);
+    let (Some(method), Some(id)) = (method, id) else {
+        // A notification or a client's response: accepted, nothing to say.
+        return Response::empty(202);
+    };
+    let modern = is_modern(request, message);
+    match method {
+        "initialize" => initialize(id, message, session),
+        "tools/list" => result(id, json!({"tools": [advertised(tool)]}), modern),
+        "server/discover" => result(id, discover(), true),
+        "ping" => result(id, json!({}), modern),
+        _ if modern => error(404, id, -32601, "Method not found"),
+        _ => error(200, id, -32601, "Method not found"),
+    }
+}
+
+/// A 2026-07-28 request carries its version in `_meta` and the header; a 2025 one does not.
+fn is_modern(request: &Request, message: &Value) -> bool {
+    let meta_version = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+    request.header("mcp-protocol-version") == Some(MODERN_VERSION) || meta_version.is_some()
+}
+
+fn initialize(id: Value, message: &Value, session: &str) -> Response {
+    let asked = message
+        .pointer("/params/protocolVersion")
+        .and_then(Value::as_str);
+    let version = asked
+        .filter(|v| SESSION_VERSIONS.contains(v))
+        .unwrap_or("2025-11-25");
+    let body = json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {}},
+        "serverInfo": server_info(),
+    });
+    result(id, body, false).with_header("mcp-session-id", session)
+}
+
+fn discover() -> Value {
+    json!({
+        "supportedVersions": [MODERN_VERSION],
+        "capabilities": {"tools": {}},
+        "serverInfo": server_info(),
+    })
+}
+
+fn server_info() -> Value {
+    json!({"name": "mcp-error-layers-wire", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The tool as `tools/list` shows it.
+pub fn advertised(tool: &Tool) -> Value {
+    let schema = match &tool.input_schema {
+        Some(table) => serde_json::to_value(table).unwrap_or_else(|_| json!({"type": "object"})),
+        None => json!({"type": "object"}),
+    };
+    let mut entry = json!({
+        "name": tool.name,
+        "description": "A synthetic tool served by mcp-error-layers",
+        "inputSchema": schema,
+    });
+    if !tool.annotations.is_empty() {
+        entry["annotations"] = serde_json::to_value(&tool.annotations).unwrap_or(Value::Null);
+    }
+    entry
+}
+
+fn result(id: Value, mut body: Value, modern: bool) -> Response {
+    if modern {
+        body["resultType"] = json!("complete");
+    }
+    Response::json(
+        200,
+        json!({"jsonrpc": "2.0", "id": id, "result": body}).to_string(),
+    )
+}
+
+fn error(status: u16, id: Value, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    Response::json(status, body.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::response::Body;
+
+    fn post(headers: &[(&str, &str)], body: Value) -> (Request, Value) {
+        let request = Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: body.to_string().into_bytes(),
+        };
+        (request, body)
+    }
+
+    fn body_json(response: &Response) -> Value {
+        match &response.body {
+            Body::Fixed(bytes) => serde_json::from_slice(bytes).unwrap(),
+            other => panic!("not a JSON body: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn initialize_echoes_a_session_version_and_mints_a_session() {
+        let (req, msg) = post(
+            &[],
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}),
+        );
+        let response = answer(&req, Some(&msg), &Tool::default(), "s-1");
+        assert!(
+            response
+                .headers
+                .contains(&("mcp-session-id".into(), "s-1".into()))
+        );
+        assert_eq!(
+            body_json(&response)["result"]["protocolVersion"],
+            "2025-06-18"
+        );
+        let (req, msg) = post(
+            &[],
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}),
+        );
+        let response = answer(&req, Some(&msg), &Tool::default(), "s-1");
+        assert_eq!(
+            body_json(&response)["result"]["protocolVersion"],
+            "2025-11-25"
+        );
+    }
+
+    #[test]
+    fn notifications_get_202_with_no_body() {
+        let (req, msg) = post(
+            &[],
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        );
+        let response = answer(&req, Some(&msg), &Tool::default(), "s");
+        assert_eq!(response.status, Some(202));
+        assert!(matches!(response.body, Body::Empty));
+    }
+
+    #[test]
+    fn tools_list_advertises_the_case_tool_with_its_annotations() {
+        let mut tool = Tool {
+            name: "lookup".into(),
+            ..Tool::default()
+        };
+        tool.annotations
+            .insert("readOnlyHint".into(), toml::Value::Boolean(true));
+        let (req, msg) = post(&[], json!({"jsonrpc":"2.0","id":"a","method":"tools/list"}));
+        let listed = body_json(&answer(&req, Some(&msg), &tool, "s"));
+        assert_eq!(listed["id"], "a");
+        assert_eq!(listed["result"]["tools"][0]["name"], "lookup");
+        assert_eq!(
+            listed["result"]["tools"][0]["annotations"]["readOnlyHint"],
+            true
+        );
+        assert!(listed["result"].get("resultType").is_none());
+    }
+
+    #[test]
+    fn unknown_methods_are_404_in_the_modern_era_and_200_errors_before() {
+        let call = json!({"jsonrpc":"2.0","id":5,"method":"resources/list"});
+        let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], call.clone());
+        let modern = answer(&req, Some(&msg), &Tool::default(), "s");
+        assert_eq!(modern.status, Some(404));
+        assert_eq!(body_json(&modern)["error"]["code"], -32601);
+        let (req, msg) = post(&[], call);
+        assert_eq!(
+            answer(&req, Some(&msg), &Tool::default(), "s").status,
+            Some(200)
+        );
+    }
+
+    #[test]
+    fn get_is_405_and_bad_json_is_a_400_parse_error() {
+        let get = Request {
+            method: "GET".into(),
+            path: "/mcp".into(),
+            headers: vec![],
+            body: vec![],
+        };
+        assert_eq!(answer(&get, None, &Tool::default(), "s").status, Some(405));
+        let (req, _) = post(&[], json!(null));
+        let response = answer(&req, None, &Tool::default(), "s");
+        assert_eq!(
+            (
+                response.status,
+                body_json(&response)["error"]["code"].clone()
+            ),
+            (Some(400), json!(-32700))
+        );
+    }
+}

@@ -1,0 +1,52 @@
+//! What the wire server saw and sent: one exchange per request.
+
+use serde::Serialize;
+
+/// One request and what the server did about it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exchange {
+    /// Milliseconds since the server started.
+    pub at_ms: u64,
+    /// Which call of the case was current (0-based).
+    pub call: usize,
+    /// The HTTP method.
+    pub http_method: String,
+    /// The request target.
+    pub path: String,
+    /// The JSON-RPC method, when the body had one.
+    pub jsonrpc_method: Option<String>,
+    /// The headers as received (names lowercased).
+    pub headers: Vec<(String, String)>,
+    /// The body as text (lossy UTF-8).
+    pub body: String,
+    /// What the server answered.
+    pub reply: Sent,
+}
+
+/// What the server wrote back.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Sent {
+    /// Who answered: `script` (a case reply), `prelude` or `error`.
+    pub by: &'static str,
+    /// The status, when a status line went out.
+    pub status: Option<u16>,
+    /// How the exchange ended: `complete`, `close`, `reset`, `stall` or `cut`.
+    pub end: &'static str,
+    /// The bytes written (head and body as text, capped).
+    pub bytes: String,
+}
+
+impl Exchange {
+    /// Whether this is a `tools/call` POST.
+    pub fn is_tool_call(&self) -> bool {
+        self.http_method == "POST" && self.jsonrpc_method.as_deref() == Some("tools/call")
+    }
+
+    /// The first header with this lowercase name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}

@@ -1,0 +1,246 @@
+//! Writing one response as raw bytes, including the broken ones: cut bodies, unfinished chunked
+//! streams, resets and stalls. This is why the server writes HTTP itself.
+
+use super::tap::Tap;
+use crate::case::End;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+/// A response ready to be written.
+#[derive(Debug, Clone, Default)]
+pub struct Response {
+    /// The status; `None` sends no bytes at all.
+    pub status: Option<u16>,
+    /// Headers besides the framing ones.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Body,
+    /// How the exchange ends.
+    pub end: End,
+    /// Send only this many body bytes, then close.
+    pub cut_after: Option<usize>,
+    /// Wait before the status line.
+    pub delay: Duration,
+    /// Wait between SSE events.
+    pub event_gap: Duration,
+}
+
+/// A response body.
+#[derive(Debug, Clone, Default)]
+pub enum Body {
+    /// No body bytes.
+    #[default]
+    Empty,
+    /// One piece, sent with Content-Length when it ends normally.
+    Fixed(Vec<u8>),
+    /// SSE events, each already rendered, each sent as one chunk.
+    Events(Vec<Vec<u8>>),
+}
+
+/// What the connection does after a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The response is complete; the connection may carry another request.
+    KeepAlive,
+    /// Close the connection (FIN).
+    Close,
+    /// Reset the connection (RST).
+    Reset,
+    /// Keep the connection open and send nothing more.
+    Stall,
+}
+
+impl Response {
+    /// A complete JSON response.
+    pub fn json(status: u16, body: String) -> Self {
+        let headers = vec![("content-type".into(), "application/json".into())];
+        Response {
+            status: Some(status),
+            headers,
+            body: Body::Fixed(body.into_bytes()),
+            ..Default::default()
+        }
+    }
+
+    /// A complete response with no body.
+    pub fn empty(status: u16) -> Self {
+        Response {
+            status: Some(status),
+            ..Default::default()
+        }
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Content-Length framing only for a body that ends normally; anything that must look
+    /// unfinished uses chunked framing without its last chunk. A cut keeps the declared length.
+    fn chunked(&self) -> bool {
+        matches!(self.body, Body::Events(_))
+            || (self.end != End::Complete && self.cut_after.is_none())
+    }
+}
+
+/// Writes `response`; returns what the connection should do next.
+pub async fn send<W: AsyncWriteExt + Unpin>(
+    out: &mut W,
+    tap: &Tap,
+    response: &Response,
+) -> std::io::Result<Ending> {
+    if !response.delay.is_zero() {
+        tokio::time::sleep(response.delay).await;
+    }
+    let Some(status) = response.status else {
+        return Ok(silent_ending(tap, response.end));
+    };
+    let chunked = response.chunked();
+    let mut budget = response.cut_after.unwrap_or(usize::MAX);
+    let mut first = head(status, response, chunked);
+    match &response.body {
+        Body::Empty => {}
+        Body::Fixed(bytes) if chunked => push_chunk(&mut first, take(bytes, &mut budget)),
+        Body::Fixed(bytes) => first.extend_from_slice(take(bytes, &mut budget)),
+        Body::Events(events) => {
+            return send_events(out, tap, response, first, events, budget).await;
+        }
+    }
+    write(out, tap, &first).await?;
+    finish(out, tap, response, chunked, budget).await
+}
+
+async fn send_events<W: AsyncWriteExt + Unpin>(
+    out: &mut W,
+    tap: &Tap,
+    response: &Response,
+    head: Vec<u8>,
+    events: &[Vec<u8>],
+    mut budget: usize,
+) -> std::io::Result<Ending> {
+    write(out, tap, &head).await?;
+    for (k, event) in events.iter().enumerate() {
+        if budget == 0 {
+            break;
+        }
+        if k > 0 && !response.event_gap.is_zero() {
+            tokio::time::sleep(response.event_gap).await;
+        }
+        let mut chunk = Vec::new();
+        push_chunk(&mut chunk, take(event, &mut budget));
+        write(out, tap, &chunk).await?;
+    }
+    finish(out, tap, response, true, budget).await
+}
+
+/// After the body: a cut closes; otherwise the reply's `end` decides.
+async fn finish<W: AsyncWriteExt + Unpin>(
+    out: &mut W,
+    tap: &Tap,
+    response: &Response,
+    chunked: bool,
+    budget: usize,
+) -> std::io::Result<Ending> {
+    if response.cut_after.is_some() && budget == 0 {
+        tap.end("cut");
+        return Ok(Ending::Close);
+    }
+    match response.end {
+        End::Complete => {
+            if chunked {
+                write(out, tap, b"0\r\n\r\n").await?;
+            }
+            tap.end("complete");
+            // A cut that reached past the body still promised `connection: close`.
+            let ending = match response.cut_after {
+                Some(_) => Ending::Close,
+                None => Ending::KeepAlive,
+            };
+            Ok(ending)
+        }
+        other => Ok(silent_ending(tap, other)),
+    }
+}
+
+/// Notes in the record how the exchange ends and tells the connection what to do.
+fn silent_ending(tap: &Tap, end: End) -> Ending {
+    let (how, ending) = match end {
+        End::Complete | End::Close => ("close", Ending::Close),
+        End::Reset => ("reset", Ending::Reset),
+        End::Stall => ("stall", Ending::Stall),
+    };
+    tap.end(how);
+    ending
+}
+
+fn head(status: u16, response: &Response, chunked: bool) -> Vec<u8> {
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (name, value) in &response.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if chunked {
+        head.push_str("transfer-encoding: chunked\r\n");
+    } else if has_body(status) {
+        let length = match &response.body {
+            Body::Fixed(bytes) => bytes.len(),
+            _ => 0,
+        };
+        head.push_str(&format!("content-length: {length}\r\n"));
+    }
+    if response.end != End::Complete || response.cut_after.is_some() {
+        head.push_str("connection: close\r\n");
+    }
+    head.push_str("\r\n");
+    head.into_bytes()
+}
+
+/// 1xx, 204 and 304 responses carry no body and no Content-Length (RFC 9110 §8.6): bytes after
+/// their head would be read as the start of the next response.
+pub(crate) fn has_body(status: u16) -> bool {
+    !(status < 200 || status == 204 || status == 304)
+}
+
+fn take<'a>(bytes: &'a [u8], budget: &mut usize) -> &'a [u8] {
+    let n = bytes.len().min(*budget);
+    *budget -= n;
+    &bytes[..n]
+}
+
+fn push_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return; // an empty chunk would be the terminating one
+    }
+    out.extend_from_slice(format!("{:x}\r\n", bytes.len()).as_bytes());
+    out.extend_from_slice(bytes);
+    out.extend_from_slice(b"\r\n");
+}
+
+async fn write<W: AsyncWriteExt + Unpin>(
+    out: &mut W,
+    tap: &Tap,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    tap.wrote(bytes);
+    out.write_all(bytes).await?;
+    out.flush().await
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        204 => "No Content",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}

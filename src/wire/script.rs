@@ -1,0 +1,142 @@
+//! Turns a case's scripted reply into a response for one `tools/call` request.
+
+use super::placeholder::Placeholders;
+use super::response::{Body, Response};
+use crate::case::{Event, Reply};
+use std::time::Duration;
+
+/// The response `reply` describes, with placeholders filled from `placeholders`.
+pub fn response(reply: &Reply, placeholders: &Placeholders) -> Response {
+    let (body, implied_type) = body(reply, placeholders);
+    let content_type = reply.content_type.as_deref().or(implied_type);
+    let mut headers: Vec<(String, String)> = content_type
+        .map(|t| ("content-type".to_owned(), t.to_owned()))
+        .into_iter()
+        .collect();
+    headers.extend(reply.headers.iter().map(|(n, v)| (n.clone(), v.clone())));
+    Response {
+        status: reply.status,
+        headers,
+        body,
+        end: reply.end,
+        cut_after: reply.cut_after,
+        delay: Duration::from_millis(reply.delay_ms),
+        event_gap: Duration::from_millis(reply.event_gap_ms),
+    }
+}
+
+fn body(reply: &Reply, placeholders: &Placeholders) -> (Body, Option<&'static str>) {
+    if let Some(json) = &reply.json {
+        let bytes = placeholders.apply(json).into_bytes();
+        return (Body::Fixed(bytes), Some("application/json"));
+    }
+    if let Some(raw) = &reply.raw {
+        return (
+            Body::Fixed(placeholders.apply(raw).into_bytes()),
+            Some("application/json"),
+        );
+    }
+    if !reply.event.is_empty() {
+        let events = reply
+            .event
+            .iter()
+            .map(|e| render_event(e, placeholders))
+            .collect();
+        return (Body::Events(events), Some("text/event-stream"));
+    }
+    (Body::Empty, None)
+}
+
+/// One SSE event as text: fields, one `data:` line per line of data, a blank line.
+pub fn render_event(event: &Event, placeholders: &Placeholders) -> Vec<u8> {
+    if let Some(comment) = &event.comment {
+        return format!(": {comment}\n\n").into_bytes();
+    }
+    let mut text = String::new();
+    if let Some(name) = &event.event {
+        text.push_str(&format!("event: {name}\n"));
+    }
+    if let Some(id) = &event.id {
+        text.push_str(&format!("id: {id}\n"));
+    }
+    if let Some(retry) = event.retry {
+        text.push_str(&format!("retry: {retry}\n"));
+    }
+    let data = match (&event.data, &event.data_raw) {
+        (Some(json), _) => placeholders.apply(json),
+        (None, Some(raw)) => placeholders.apply(raw),
+        (None, None) => String::new(),
+    };
+    for line in data.split('\n') {
+        text.push_str(&format!("data: {line}\n"));
+    }
+    text.push('\n');
+    text.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn placeholders() -> Placeholders {
+        Placeholders::from_request(&json!({"id": 3}))
+    }
+
+    #[test]
+    fn renders_fields_and_multi_line_data() {
+        let event = Event {
+            data_raw: Some("a\nb".into()),
+            event: Some("message".into()),
+            id: Some("e1".into()),
+            retry: Some(500),
+            ..Default::default()
+        };
+        let text = String::from_utf8(render_event(&event, &placeholders())).unwrap();
+        assert_eq!(
+            text,
+            "event: message\nid: e1\nretry: 500\ndata: a\ndata: b\n\n"
+        );
+    }
+
+    #[test]
+    fn renders_comments_and_fills_data_placeholders() {
+        let comment = Event {
+            comment: Some("keep-alive".into()),
+            ..Default::default()
+        };
+        assert_eq!(render_event(&comment, &placeholders()), b": keep-alive\n\n");
+        let data = Event {
+            data: Some(r#"{"id":"$id"}"#.into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            render_event(&data, &placeholders()),
+            b"data: {\"id\":3}\n\n"
+        );
+    }
+
+    #[test]
+    fn content_type_follows_the_body_form_unless_set() {
+        let reply = Reply {
+            status: Some(200),
+            raw: Some("<html>".into()),
+            ..Default::default()
+        };
+        let sent = response(&reply, &placeholders());
+        assert_eq!(
+            sent.headers,
+            vec![("content-type".into(), "application/json".into())]
+        );
+        let html = Reply {
+            content_type: Some("text/html".into()),
+            ..reply
+        };
+        assert_eq!(response(&html, &placeholders()).headers[0].1, "text/html");
+        let empty = Reply {
+            status: Some(202),
+            ..Default::default()
+        };
+        assert!(response(&empty, &placeholders()).headers.is_empty());
+    }
+}

@@ -1,0 +1,244 @@
+//! Case files as users write them: what loads, and what each mistake's message says.
+
+use mcp_error_layers::case::{CaseSource, End, Grade, LoadError, builtin, discover};
+use mcp_error_layers::outcome::Outcome;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const GOOD: &str = r#"
+summary = "HTTP 200 whose body is a JSON-RPC error"
+spec = ["https://modelcontextprotocol.io/specification/2026-07-28/server/tools"]
+
+[[call]]
+expect = { outcome = "JSONRPC_ERROR", code = -32602, tool_posts = 1 }
+
+[[call.reply]]
+status = 200
+json = '''
+{"jsonrpc": "2.0", "id": "$id",
+ "error": {"code": -32602, "message": "Invalid params"}}
+'''
+"#;
+
+fn source(text: &str) -> CaseSource {
+    CaseSource {
+        id: "mine/case".into(),
+        origin: "cases/mine/case.toml".into(),
+        text: Ok(text.into()),
+    }
+}
+
+fn load_error(text: &str) -> LoadError {
+    source(text).load().expect_err("the case should not load")
+}
+
+#[test]
+fn the_design_example_loads_with_defaults_and_compact_json() {
+    let case = source(GOOD).load().unwrap();
+    assert_eq!(case.id, "mine/case");
+    assert_eq!(case.file.grade, Grade::Must);
+    assert_eq!(case.file.protocol_version, "2026-07-28");
+    assert_eq!(case.file.tool.name, "synthetic");
+    let call = &case.file.call[0];
+    assert_eq!(call.expect.outcome, Outcome::JsonrpcError);
+    assert_eq!(
+        (call.expect.code, call.expect.tool_posts),
+        (Some(-32602), Some(1))
+    );
+    assert_eq!(call.reply[0].end, End::Complete);
+    let json = call.reply[0].json.as_deref().unwrap();
+    assert_eq!(
+        json,
+        r#"{"jsonrpc":"2.0","id":"$id","error":{"code":-32602,"message":"Invalid params"}}"#
+    );
+}
+
+#[test]
+fn an_unknown_key_names_the_file_the_key_and_the_known_keys() {
+    let error = load_error(&GOOD.replace("status = 200", "status = 200\nstatsu = 1"));
+    let text = error.to_string();
+    assert_eq!(error.origin, "cases/mine/case.toml");
+    assert_eq!(error.key.as_deref(), Some("call[0].reply[0].statsu"));
+    assert!(text.contains("unknown field `statsu`"), "{text}");
+    assert!(text.contains("expected one of"), "{text}");
+    assert!(
+        text.starts_with("cases/mine/case.toml: key `call[0].reply[0].statsu`:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_json_text_names_the_key_and_the_way_out() {
+    let error = load_error(&GOOD.replace(r#""id": "$id","#, r#""id": "$id",,"#));
+    assert_eq!(error.key.as_deref(), Some("call[0].reply[0].json"));
+    assert!(error.message.contains("not a JSON text"), "{error}");
+    assert!(error.message.contains("use `raw`"), "{error}");
+}
+
+#[test]
+fn a_missing_outcome_names_the_expect_table() {
+    let error = load_error(&GOOD.replace(r#"outcome = "JSONRPC_ERROR", "#, ""));
+    assert_eq!(error.key.as_deref(), Some("call[0].expect"));
+    assert!(error.message.contains("missing field `outcome`"), "{error}");
+}
+
+#[test]
+fn an_unknown_outcome_word_lists_the_vocabulary() {
+    let error = load_error(&GOOD.replace("JSONRPC_ERROR", "JSON_RPC_ERROR"));
+    assert_eq!(error.key.as_deref(), Some("call[0].expect.outcome"));
+    assert!(error.message.contains("TOOL_SUCCESS"), "{error}");
+}
+
+#[test]
+fn broken_toml_gives_a_line_and_column() {
+    let error = load_error("summary = \"x\"\n[[call]\n");
+    assert_eq!(error.key, None);
+    assert!(error.message.contains("line 2"), "{error}");
+}
+
+#[test]
+fn contradictions_are_named() {
+    let cases = [
+        (
+            GOOD.replace("status = 200\n", "status = 200\nraw = 'x'\n"),
+            "call[0].reply[0].json",
+            "at most one body form",
+        ),
+        (
+            GOOD.replace("status = 200\n", "end = \"reset\"\n"),
+            "call[0].reply[0].status",
+            "sends no bytes",
+        ),
+        (
+            GOOD.replace(
+                "status = 200\n",
+                "status = 200\nend = \"close\"\ncut_after = 3\n",
+            ),
+            "call[0].reply[0].cut_after",
+            "drop `end`",
+        ),
+        (
+            GOOD.replace("status = 200\n", "status = 999\n"),
+            "call[0].reply[0].status",
+            "not an HTTP status",
+        ),
+        (
+            GOOD.replace(
+                "[[call]]\n",
+                "protocol_version = \"2024-01-01\"\n[[call]]\n",
+            ),
+            "protocol_version",
+            "use one of",
+        ),
+        (
+            GOOD.replace("[[call]]\n", "[[call]]\ntimeout_ms = 0\n"),
+            "call[0].timeout_ms",
+            "at least 1",
+        ),
+        (
+            GOOD.replace("[[call]]\n", "[[call]]\narguments = '[1]'\n"),
+            "call[0].arguments",
+            "JSON object",
+        ),
+    ];
+    for (text, key, words) in cases {
+        let error = load_error(&text);
+        assert_eq!(error.key.as_deref(), Some(key), "{error}");
+        assert!(error.message.contains(words), "{error}");
+    }
+}
+
+#[test]
+fn a_silent_reply_must_say_how_the_connection_ends() {
+    let text = "summary = 'x'\n[[call]]\nexpect = { outcome = 'CONNECTION_ERROR' }\n[[call.reply]]\ndelay_ms = 1\n";
+    let error = load_error(text);
+    assert_eq!(error.key.as_deref(), Some("call[0].reply[0].end"));
+    let fixed = text.replace("delay_ms = 1", "end = 'reset'");
+    assert!(source(&fixed).load().is_ok());
+}
+
+#[test]
+fn sse_events_need_exactly_one_payload() {
+    let text = "summary = 'x'\n[[call]]\nexpect = { outcome = 'TOOL_SUCCESS' }\n[[call.reply]]\nstatus = 200\n\
+                [[call.reply.event]]\ncomment = 'a'\ndata_raw = 'b'\n";
+    let error = load_error(text);
+    assert_eq!(error.key.as_deref(), Some("call[0].reply[0].event[0].data"));
+}
+
+#[test]
+fn every_builtin_case_loads_and_ids_follow_paths() {
+    let sources = builtin();
+    assert!(sources.len() >= 26, "only {} built-in cases", sources.len());
+    for source in &sources {
+        let case = source.load().unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !case.file.summary.is_empty() && !case.file.spec.is_empty(),
+            "{}",
+            case.id
+        );
+        assert_eq!(source.origin, format!("cases/{}.toml", source.id));
+    }
+    let ids: Vec<_> = sources.iter().map(|s| s.id.as_str()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "discovery is sorted");
+}
+
+#[test]
+fn every_outcome_but_unclassified_is_expected_by_a_builtin_case() {
+    let expected: BTreeSet<Outcome> = builtin()
+        .iter()
+        .flat_map(|s| s.load().unwrap().file.call)
+        .map(|call| call.expect.outcome)
+        .collect();
+    for outcome in Outcome::ALL {
+        let wanted = outcome != Outcome::UnclassifiedError;
+        assert_eq!(expected.contains(&outcome), wanted, "{outcome}");
+    }
+}
+
+#[test]
+fn discovery_on_disk_matches_the_compiled_in_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let on_disk: Vec<_> = discover(&root).unwrap().into_iter().map(|s| s.id).collect();
+    let compiled: Vec<_> = builtin().into_iter().map(|s| s.id).collect();
+    assert_eq!(on_disk, compiled);
+}
+
+#[test]
+fn discovery_errors_name_the_folder() {
+    let empty = std::env::temp_dir().join(format!("mcp-error-layers-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let error = discover(&empty).unwrap_err().to_string();
+    assert!(
+        error.contains("no case files") && error.contains(&*empty.to_string_lossy()),
+        "{error}"
+    );
+    std::fs::remove_dir(&empty).unwrap();
+    let missing = discover(Path::new("/nonexistent/cases"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.contains("cannot read cases folder /nonexistent/cases"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_body_on_a_bodiless_status_and_a_second_content_type_are_refused() {
+    let with_204 = GOOD.replace("status = 200", "status = 204");
+    assert_eq!(
+        load_error(&with_204).key.as_deref(),
+        Some("call[0].reply[0].status")
+    );
+    let doubled = GOOD.replace(
+        "status = 200",
+        "status = 200\nheaders = { Content-Type = \"text/plain\" }",
+    );
+    let error = load_error(&doubled);
+    assert_eq!(
+        error.key.as_deref(),
+        Some("call[0].reply[0].headers.Content-Type")
+    );
+    assert!(error.message.contains("`content_type`"), "{error}");
+}
