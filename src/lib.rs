@@ -1,3 +1,4 @@
+pub mod adapter;
 pub mod case;
 pub mod classify;
 pub mod observation;
