@@ -1,6 +1,12 @@
 pub mod adapter;
 pub mod case;
 pub mod classify;
+pub mod explain;
 pub mod observation;
 pub mod outcome;
+pub mod runner;
+pub mod snapshot;
+pub mod suite;
+pub mod transcript;
+pub mod verdict;
 pub mod wire;

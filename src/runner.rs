@@ -1,0 +1,272 @@
+//! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
+//! verdict per call, and the record of what the server saw.
+
+use crate::adapter::{Adapter, CallContext};
+use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
+use crate::observation::AdapterReport;
+use crate::verdict::{Verdict, mismatches};
+use crate::wire::{Exchange, WireServer};
+use serde::Serialize;
+use serde_json::Value;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// How cases are run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// How long past a call's own timeout the runner waits before calling it a hang.
+    pub deadline_margin: Duration,
+    /// Replaces every case's preferred protocol version.
+    pub protocol_version: Option<String>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            deadline_margin: Duration::from_millis(1_000),
+            protocol_version: None,
+        }
+    }
+}
+
+/// The result of one case: its calls, or why it could not run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseRecord {
+    /// The case id.
+    pub id: String,
+    /// Its one-line summary (empty when it did not load).
+    pub summary: String,
+    /// Its grade.
+    pub grade: Grade,
+    /// The worst verdict of its calls (`fail` when the case did not load or could not start).
+    pub verdict: Verdict,
+    /// Why the case could not run at all: a load error or a server that did not start.
+    pub error: Option<String>,
+    /// One record per call that ran.
+    pub calls: Vec<CallRecord>,
+    /// Every exchange the server saw during the case.
+    pub exchanges: Vec<Exchange>,
+    /// Wall time of the whole case.
+    #[serde(serialize_with = "millis")]
+    pub duration: Duration,
+}
+
+/// The result of one call.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallRecord {
+    /// What a correct client reports.
+    pub expect: Expect,
+    /// What the adapter reported; `None` when it hung or crashed.
+    pub report: Option<AdapterReport>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The mismatches behind a `fail`, or what went wrong for `hang` / `adapter-error`.
+    pub problems: Vec<String>,
+    /// `tools/call` POSTs the server received during this call.
+    pub tool_posts: u32,
+    /// Wall time of the call.
+    #[serde(serialize_with = "millis")]
+    pub duration: Duration,
+}
+
+fn millis<S: serde::Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(duration.as_millis() as u64)
+}
+
+impl CaseRecord {
+    /// A case that could not run: it fails with `error` and has no calls.
+    pub fn broken(id: &str, error: String) -> Self {
+        CaseRecord {
+            id: id.to_owned(),
+            summary: String::new(),
+            grade: Grade::Must,
+            verdict: Verdict::Fail,
+            error: Some(error),
+            calls: Vec::new(),
+            exchanges: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+}
+
+/// Loads `source` and runs it; a file that does not load gives a failing record.
+pub async fn run_source<A: Adapter>(
+    adapter: &A,
+    source: &CaseSource,
+    options: &RunOptions,
+) -> CaseRecord {
+    match source.load() {
+        Ok(case) => run_case(adapter, &case, options).await,
+        Err(error) => CaseRecord::broken(&source.id, LoadError::to_string(&error)),
+    }
+}
+
+/// Runs every call of `case` against a fresh wire server.
+pub async fn run_case<A: Adapter>(adapter: &A, case: &Case, options: &RunOptions) -> CaseRecord {
+    let started = Instant::now();
+    let file = Arc::new(case.file.clone());
+    let server = match WireServer::start(Arc::clone(&file)) {
+        Ok(server) => server,
+        Err(e) => return CaseRecord::broken(&case.id, format!("wire server did not start: {e}")),
+    };
+    let mut calls = Vec::with_capacity(file.call.len());
+    for index in 0..file.call.len() {
+        server.begin_call(index);
+        let record = run_call(adapter, case, &server, index, options).await;
+        let unsupported = record.verdict == Verdict::Unsupported;
+        calls.push(record);
+        if unsupported {
+            break; // later calls build on this one
+        }
+    }
+    let verdict = calls
+        .iter()
+        .map(|c| c.verdict)
+        .max()
+        .unwrap_or(Verdict::Pass);
+    CaseRecord {
+        id: case.id.clone(),
+        summary: file.summary.clone(),
+        grade: file.grade,
+        verdict,
+        error: None,
+        calls,
+        exchanges: server.record(),
+        duration: started.elapsed(),
+    }
+}
+
+async fn run_call<A: Adapter>(
+    adapter: &A,
+    case: &Case,
+    server: &WireServer,
+    index: usize,
+    options: &RunOptions,
+) -> CallRecord {
+    let context = call_context(case, index, &server.url(), options);
+    let deadline = context.timeout + options.deadline_margin;
+    let started = Instant::now();
+    let outcome =
+        tokio::time::timeout(deadline, CatchUnwind(Box::pin(adapter.call(context)))).await;
+    let duration = started.elapsed();
+    let tool_posts = server.tool_posts(index);
+    let expect = case.file.call[index].expect.clone();
+    let (report, verdict, problems) = match outcome {
+        Err(_) => (
+            None,
+            Verdict::Hang,
+            vec![format!("no observation within {} ms", deadline.as_millis())],
+        ),
+        Ok(Err(panic)) => (
+            None,
+            Verdict::AdapterError,
+            vec![format!("the adapter panicked: {panic}")],
+        ),
+        Ok(Ok(report)) => judge(&expect, report, tool_posts),
+    };
+    CallRecord {
+        expect,
+        report,
+        verdict,
+        problems,
+        tool_posts,
+        duration,
+    }
+}
+
+fn judge(
+    expect: &Expect,
+    report: AdapterReport,
+    tool_posts: u32,
+) -> (Option<AdapterReport>, Verdict, Vec<String>) {
+    let problems = match &report {
+        AdapterReport::Unsupported { unsupported } => {
+            return (
+                Some(report.clone()),
+                Verdict::Unsupported,
+                vec![unsupported.clone()],
+            );
+        }
+        AdapterReport::Observed(observation) => mismatches(expect, observation, tool_posts),
+    };
+    let verdict = if problems.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
+    (Some(report), verdict, problems)
+}
+
+/// What the adapter is told about call `index`: never the case id or the expectation.
+pub fn call_context(
+    case: &Case,
+    index: usize,
+    endpoint: &str,
+    options: &RunOptions,
+) -> CallContext {
+    let call = &case.file.call[index];
+    let arguments = call
+        .arguments
+        .as_deref()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    let version = options
+        .protocol_version
+        .as_deref()
+        .unwrap_or(&case.file.protocol_version);
+    let timeout = Duration::from_millis(
+        call.timeout_ms
+            .unwrap_or(crate::case::model::DEFAULT_TIMEOUT_MS),
+    );
+    CallContext::new(endpoint, case.file.tool.name.clone(), arguments)
+        .with_protocol_version(version)
+        .with_timeout(timeout)
+}
+
+/// Turns a panic inside the adapter's future into an error, so that a crashing in-process
+/// adapter becomes an `adapter-error` verdict instead of taking the runner down.
+/// The future is boxed so that the wrapper is `Unpin` and needs no unsafe pin projection.
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a non-text panic payload".to_owned()
+    }
+}
+
+/// Runs `source` on a fresh current-thread runtime (one per case, as libtest runs cases on
+/// threads of its own).
+pub fn run_source_blocking<A: Adapter>(
+    adapter: &A,
+    source: &CaseSource,
+    options: &RunOptions,
+) -> CaseRecord {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(run_source(adapter, source, options)),
+        Err(e) => CaseRecord::broken(&source.id, format!("cannot start a runtime: {e}")),
+    }
+}

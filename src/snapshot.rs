@@ -1,0 +1,147 @@
+//! The snapshot view of a case record: what a client observed and what the server saw, with
+//! everything that changes between runs (ports, times, session ids) left out or redacted, so
+//! that a snapshot changes only when behaviour does.
+
+use crate::observation::{AdapterReport, Observation};
+use crate::runner::CaseRecord;
+use crate::verdict::Verdict;
+use crate::wire::Exchange;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Request headers that carry the protocol; the snapshot shows these, as the client sent them.
+const PROTOCOL_HEADERS: [&str; 6] = [
+    "accept",
+    "content-type",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "mcp-session-id",
+];
+
+/// A case record as it is snapshotted.
+#[derive(Debug, Serialize)]
+pub struct SnapshotView {
+    /// The case id.
+    pub case: String,
+    /// One entry per call.
+    pub calls: Vec<CallView>,
+    /// What the server saw.
+    pub server: ServerView,
+}
+
+/// One call in a snapshot.
+#[derive(Debug, Serialize)]
+pub struct CallView {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The observation, redacted; absent for hangs and crashes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observation>,
+    /// Why the adapter could not run the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<String>,
+    /// `tools/call` POSTs during this call.
+    pub tool_posts: u32,
+}
+
+/// What the server saw during the case.
+#[derive(Debug, Serialize)]
+pub struct ServerView {
+    /// Request counts by `HTTP-method JSON-RPC-method` (`POST tools/call`, `GET`).
+    pub requests: BTreeMap<String, u32>,
+    /// The protocol headers of the first request of each kind.
+    pub headers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl SnapshotView {
+    /// The view of `record`.
+    pub fn of(record: &CaseRecord) -> Self {
+        let calls = record.calls.iter().map(|call| CallView {
+            verdict: call.verdict,
+            observed: match &call.report {
+                Some(AdapterReport::Observed(o)) => Some(redacted(o)),
+                _ => None,
+            },
+            unsupported: match &call.report {
+                Some(AdapterReport::Unsupported { unsupported }) => Some(unsupported.clone()),
+                _ => None,
+            },
+            tool_posts: call.tool_posts,
+        });
+        SnapshotView {
+            case: record.id.clone(),
+            calls: calls.collect(),
+            server: server_view(&record.exchanges),
+        }
+    }
+}
+
+fn server_view(exchanges: &[Exchange]) -> ServerView {
+    let mut requests = BTreeMap::new();
+    let mut headers = BTreeMap::new();
+    for exchange in exchanges {
+        let kind = match &exchange.jsonrpc_method {
+            Some(method) => format!("{} {method}", exchange.http_method),
+            None => exchange.http_method.clone(),
+        };
+        *requests.entry(kind.clone()).or_insert(0) += 1;
+        headers
+            .entry(kind)
+            .or_insert_with(|| protocol_headers(exchange));
+    }
+    ServerView { requests, headers }
+}
+
+fn protocol_headers(exchange: &Exchange) -> BTreeMap<String, String> {
+    let mut shown = BTreeMap::new();
+    for name in PROTOCOL_HEADERS {
+        if let Some(value) = exchange.header(name) {
+            // Session ids are minted per connection; whether one was sent is the behaviour.
+            let value = if name == "mcp-session-id" {
+                "[session]"
+            } else {
+                value
+            };
+            shown.insert(name.to_owned(), value.to_owned());
+        }
+    }
+    shown
+}
+
+fn redacted(observation: &Observation) -> Observation {
+    Observation {
+        detail: redact_ports(&observation.detail),
+        ..observation.clone()
+    }
+}
+
+/// `127.0.0.1:43117` → `127.0.0.1:[port]`.
+pub fn redact_ports(text: &str) -> String {
+    const HOST: &str = "127.0.0.1:";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(HOST) {
+        let after = &rest[at + HOST.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        out.push_str(&rest[..at + HOST.len()]);
+        out.push_str(if digits > 0 { "[port]" } else { "" });
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_every_loopback_port_and_nothing_else() {
+        let text = "GET http://127.0.0.1:4431/mcp then 127.0.0.1:9 and 127.0.0.1:x";
+        assert_eq!(
+            redact_ports(text),
+            "GET http://127.0.0.1:[port]/mcp then 127.0.0.1:[port] and 127.0.0.1:x"
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! The transcript: what the server received and sent during a case, as text for a person
+//! reading a failure.
+
+use crate::wire::Exchange;
+use std::fmt::Write;
+
+/// How much of each body a transcript shows.
+const BODY_PREVIEW: usize = 600;
+
+/// The request and response headers a reader of an MCP failure needs; the rest is noise.
+const SHOWN_HEADERS: [&str; 7] = [
+    "accept",
+    "content-type",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+];
+
+/// Renders every exchange: `→` what arrived, `←` what went back.
+pub fn render(exchanges: &[Exchange]) -> String {
+    let mut out = String::new();
+    for exchange in exchanges {
+        render_exchange(&mut out, exchange);
+    }
+    if out.is_empty() {
+        out.push_str("(the server received no request)\n");
+    }
+    out
+}
+
+fn render_exchange(out: &mut String, e: &Exchange) {
+    let method = e
+        .jsonrpc_method
+        .as_deref()
+        .map(|m| format!(" {m}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "→ {} {}{} (call {}, +{} ms)",
+        e.http_method, e.path, method, e.call, e.at_ms
+    );
+    for (name, value) in &e.headers {
+        if SHOWN_HEADERS.contains(&name.as_str()) {
+            let _ = writeln!(out, "    {name}: {value}");
+        }
+    }
+    if !e.body.is_empty() {
+        let _ = writeln!(out, "    {}", preview(&e.body));
+    }
+    let status = e
+        .reply
+        .status
+        .map_or_else(|| "no status line".to_owned(), |s| s.to_string());
+    let end = if e.reply.end.is_empty() {
+        "in progress"
+    } else {
+        e.reply.end
+    };
+    let _ = writeln!(out, "← {status} by {}, ended: {end}", e.reply.by);
+    if !e.reply.bytes.is_empty() {
+        let _ = writeln!(out, "    {}", preview(&e.reply.bytes));
+    }
+}
+
+/// One line: control characters escaped so the transcript shows CR/LF framing, capped.
+fn preview(text: &str) -> String {
+    let escaped: String = text.escape_debug().collect();
+    match escaped.char_indices().nth(BODY_PREVIEW) {
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &escaped[..cut], text.len()),
+        None => escaped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Sent;
+
+    fn exchange() -> Exchange {
+        Exchange {
+            at_ms: 3,
+            call: 0,
+            http_method: "POST".into(),
+            path: "/mcp".into(),
+            jsonrpc_method: Some("tools/call".into()),
+            headers: vec![
+                ("mcp-method".into(), "tools/call".into()),
+                ("host".into(), "x".into()),
+            ],
+            body: "{\"id\":1}".into(),
+            reply: Sent {
+                by: "script",
+                status: Some(503),
+                end: "complete",
+                bytes: "HTTP/1.1 503 x\r\n\r\n".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn shows_both_directions_with_escaped_framing_and_only_mcp_headers() {
+        let text = render(&[exchange()]);
+        assert_eq!(
+            text,
+            "→ POST /mcp tools/call (call 0, +3 ms)\n    mcp-method: tools/call\n    {\\\"id\\\":1}\n\
+             ← 503 by script, ended: complete\n    HTTP/1.1 503 x\\r\\n\\r\\n\n"
+        );
+    }
+
+    #[test]
+    fn caps_long_bodies_and_says_so() {
+        let mut long = exchange();
+        long.body = "x".repeat(5_000);
+        assert!(render(&[long]).contains("… (5000 bytes in all)"));
+        assert_eq!(render(&[]), "(the server received no request)\n");
+    }
+}

@@ -1,0 +1,168 @@
+//! Every verdict of design §3, reached with small in-process adapters against real wire servers.
+
+use mcp_error_layers::adapter::{Adapter, CallContext};
+use mcp_error_layers::case::CaseSource;
+use mcp_error_layers::explain::explain;
+use mcp_error_layers::observation::{AdapterReport, Observation};
+use mcp_error_layers::outcome::Outcome;
+use mcp_error_layers::runner::{CaseRecord, RunOptions, run_source_blocking};
+use mcp_error_layers::verdict::Verdict;
+use std::time::Duration;
+
+const TWO_CALLS: &str = r#"
+summary = "503, then a second call that succeeds"
+[[call]]
+expect = { outcome = "HTTP_ERROR", status = 503, tool_posts = 1 }
+timeout_ms = 200
+[[call.reply]]
+status = 503
+[[call]]
+expect = { outcome = "TOOL_SUCCESS", tool_posts = 1 }
+timeout_ms = 200
+[[call.reply]]
+status = 200
+json = '{"jsonrpc":"2.0","id":"$id","result":{"content":[]}}'
+"#;
+
+fn run<A: Adapter>(adapter: &A, text: &str) -> CaseRecord {
+    let source = CaseSource {
+        id: "t/case".into(),
+        origin: "t/case.toml".into(),
+        text: Ok(text.into()),
+    };
+    let options = RunOptions {
+        deadline_margin: Duration::from_millis(100),
+        ..RunOptions::default()
+    };
+    run_source_blocking(adapter, &source, &options)
+}
+
+/// Always reports the same thing, after posting nothing.
+struct Says(AdapterReport);
+
+impl Adapter for Says {
+    async fn call(&self, _: CallContext) -> AdapterReport {
+        self.0.clone()
+    }
+}
+
+/// Posts one `tools/call` with a bare HTTP client, then reports a fixed outcome.
+struct PostsThenSays(Outcome);
+
+impl Adapter for PostsThenSays {
+    async fn call(&self, call: CallContext) -> AdapterReport {
+        let body =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"synthetic"}}"#;
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let status = client
+            .post(&call.endpoint)
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+            .status();
+        Observation::new(self.0).with_status(status.as_u16()).into()
+    }
+}
+
+struct Hangs;
+
+impl Adapter for Hangs {
+    async fn call(&self, _: CallContext) -> AdapterReport {
+        std::future::pending().await
+    }
+}
+
+struct Panics;
+
+impl Adapter for Panics {
+    async fn call(&self, _: CallContext) -> AdapterReport {
+        panic!("the client blew up")
+    }
+}
+
+#[test]
+fn pass_needs_every_named_field_including_the_server_side_post_count() {
+    let record = run(&PostsThenSays(Outcome::HttpError), TWO_CALLS);
+    assert_eq!(record.calls[0].verdict, Verdict::Pass);
+    assert_eq!(record.calls[0].tool_posts, 1);
+    // The second call expects TOOL_SUCCESS; this adapter says HTTP_ERROR.
+    assert_eq!(record.calls[1].verdict, Verdict::Fail);
+    assert_eq!(record.verdict, Verdict::Fail);
+    assert_eq!(
+        record.calls[1].problems,
+        ["outcome: expected TOOL_SUCCESS, observed HTTP_ERROR"]
+    );
+}
+
+#[test]
+fn a_missing_post_is_a_mismatch_even_when_the_words_match() {
+    let record = run(
+        &Says(Observation::new(Outcome::HttpError).with_status(503).into()),
+        TWO_CALLS,
+    );
+    assert_eq!(record.calls[0].verdict, Verdict::Fail);
+    assert_eq!(
+        record.calls[0].problems,
+        ["tool_posts: expected 1, the server received 0"]
+    );
+}
+
+#[test]
+fn a_hung_adapter_is_a_hang_verdict_within_its_deadline() {
+    let started = std::time::Instant::now();
+    let record = run(&Hangs, TWO_CALLS);
+    assert_eq!(
+        record.calls.iter().map(|c| c.verdict).collect::<Vec<_>>(),
+        [Verdict::Hang, Verdict::Hang]
+    );
+    assert!(record.calls[0].problems[0].contains("no observation within 300 ms"));
+    // Liveness, not speed: both calls end at their deadlines instead of never.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_panicking_adapter_is_an_adapter_error_not_a_crashed_run() {
+    let record = run(&Panics, TWO_CALLS);
+    assert_eq!(record.verdict, Verdict::AdapterError);
+    assert_eq!(
+        record.calls[0].problems,
+        ["the adapter panicked: the client blew up"]
+    );
+}
+
+#[test]
+fn unsupported_is_a_skip_and_stops_the_case() {
+    let record = run(
+        &Says(AdapterReport::Unsupported {
+            unsupported: "no HTTP".into(),
+        }),
+        TWO_CALLS,
+    );
+    assert_eq!(record.verdict, Verdict::Unsupported);
+    assert_eq!(record.calls.len(), 1, "later calls build on the first");
+}
+
+#[test]
+fn a_broken_case_file_fails_that_case_with_the_loader_message() {
+    let record = run(
+        &Hangs,
+        &TWO_CALLS.replace("status = 503\n", "status = 503\nstatsu = 1\n"),
+    );
+    assert_eq!(record.verdict, Verdict::Fail);
+    let error = record.error.as_deref().unwrap();
+    assert!(
+        error.starts_with("t/case.toml: key `call[0].reply[0].statsu`: unknown field"),
+        "{error}"
+    );
+    assert!(explain(&record).starts_with("case did not run: t/case.toml"));
+}
+
+#[test]
+fn a_failure_explains_expected_observed_and_the_transcript() {
+    let record = run(&PostsThenSays(Outcome::ToolSuccess), TWO_CALLS);
+    let text = explain(&record);
+    assert!(text.contains("call 0: fail\n  expected: HTTP_ERROR status=503 tool_posts=1\n  observed: TOOL_SUCCESS status=503 tool_posts=1"), "{text}");
+    assert!(text.contains("→ POST /mcp tools/call (call 0"), "{text}");
+    assert!(text.contains("← 503 by script, ended: complete"), "{text}");
+}
