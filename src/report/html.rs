@@ -1,0 +1,324 @@
+//! The HTML matrix: one static, self-contained page with a row per case and a column per
+//! report (adapter), each cell coloured by verdict and opening its expected / observed /
+//! problems / transcript.
+//!
+//! The page has no script at all (cells open with `<details>`), inline CSS only, and a
+//! Content-Security-Policy that forbids every fetch, so that a report opened from a CI
+//! artifact store cannot reach anywhere. Every text from a report is HTML-escaped.
+
+use super::json::{JsonCall, JsonCase, JsonReport};
+use super::{ReportError, Reporter, RunReport, Status};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The HTML writer for one run (a matrix with one column).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Html;
+
+impl Reporter for Html {
+    fn format(&self) -> &'static str {
+        "HTML"
+    }
+
+    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(render(&[JsonReport::from_run(report)]).as_bytes())
+    }
+}
+
+/// Writes the matrix of `reports` to `path` (what `report --html out.html a.json b.json` does).
+pub fn write(reports: &[JsonReport], path: &Path) -> Result<(), ReportError> {
+    super::write_file(path, |out| out.write_all(render(reports).as_bytes()))
+}
+
+/// The page for `reports`: cases (the union of their ids) × reports, in the order given.
+pub fn render(reports: &[JsonReport]) -> String {
+    let rows = case_rows(reports);
+    let mut page = String::new();
+    let title = format!(
+        "mcp-error-layers: {} cases × {} {}",
+        rows.len(),
+        reports.len(),
+        if reports.len() == 1 {
+            "adapter"
+        } else {
+            "adapters"
+        }
+    );
+    head(&mut page, &title);
+    legend(&mut page);
+    page.push_str("<table class=\"matrix\">\n");
+    column_heads(&mut page, reports);
+    body(&mut page, &rows, reports);
+    page.push_str("</table>\n");
+    let _ = writeln!(
+        page,
+        "<footer>Written by mcp-error-layers {} from {} report(s) of schema {}.</footer>\n</body>\n</html>",
+        env!("CARGO_PKG_VERSION"),
+        reports.len(),
+        super::json::SCHEMA
+    );
+    page
+}
+
+/// What a row shows about its case, taken from the first report that has it.
+struct Row<'a> {
+    id: &'a str,
+    summary: &'a str,
+    grade: crate::case::Grade,
+}
+
+fn case_rows(reports: &[JsonReport]) -> Vec<Row<'_>> {
+    let mut rows: BTreeMap<&str, Row<'_>> = BTreeMap::new();
+    for case in reports.iter().flat_map(|r| &r.cases) {
+        rows.entry(&case.id).or_insert(Row {
+            id: &case.id,
+            summary: &case.summary,
+            grade: case.grade,
+        });
+    }
+    rows.into_values().collect()
+}
+
+const STYLE: &str = "
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1d; }
+h1 { font-size: 1.4em; margin: 0 0 .3em; }
+code, pre { font: 12px/1.35 ui-monospace, monospace; }
+.legend { display: flex; flex-wrap: wrap; gap: .4em 1em; padding: 0; list-style: none; }
+.legend li { display: flex; align-items: center; gap: .35em; }
+.swatch { display: inline-block; width: 1.1em; height: 1.1em; border: 1px solid #999; }
+table.matrix { border-collapse: collapse; }
+.matrix th, .matrix td { border: 1px solid #bbb; padding: .25em .45em; vertical-align: top; text-align: left; }
+.matrix thead th { background: #f3f3f3; position: sticky; top: 0; }
+.matrix tr.group th { background: #e9eef6; font-weight: 600; }
+.matrix th small, .matrix .sub { display: block; font-weight: normal; color: #555; }
+.grade { font-size: 11px; padding: 0 .3em; border-radius: 3px; background: #eee; margin-left: .3em; }
+.v-pass { background: #cdeccd; }
+.v-fail { background: #f6c4c4; }
+.v-hang { background: #dccaf2; }
+.v-adapter-error { background: #f9d3a5; }
+.v-unsupported { background: #e2e2e2; }
+.v-none { background: repeating-linear-gradient(45deg, #fff, #fff 4px, #eee 4px, #eee 8px); }
+.soft { outline: 2px dashed #8a6d00; outline-offset: -4px; }
+td summary { cursor: pointer; font-weight: 600; }
+td details[open] { min-width: 36em; max-width: 60em; }
+.cell dl { display: grid; grid-template-columns: max-content 1fr; gap: .1em .6em; margin: .3em 0; }
+.cell dt { color: #555; }
+.cell dd { margin: 0; }
+.cell pre { white-space: pre-wrap; word-break: break-all; background: #fff; border: 1px solid #ccc;
+  padding: .4em; max-height: 28em; overflow: auto; }
+.cell h4 { margin: .5em 0 .2em; font-size: 1em; }
+footer { margin-top: 1.5em; color: #666; font-size: 12px; }
+";
+
+fn head(page: &mut String, title: &str) {
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n\
+         <p>Each cell is one case run by one adapter; open it for what was expected, what was \
+         observed, the problems and what the server received and sent.</p>\n",
+        t = esc(title)
+    );
+}
+
+/// The verdict colours, and what the dashed outline and the hatching mean.
+fn legend(page: &mut String) {
+    let entries = [
+        ("v-pass", "pass"),
+        ("v-fail", "fail: a mismatch"),
+        ("v-hang", "hang: no observation in time"),
+        ("v-adapter-error", "adapter-error: the adapter crashed"),
+        ("v-unsupported", "unsupported: skipped"),
+        (
+            "v-fail soft",
+            "dashed: a mismatch that does not fail the run (SHOULD outside strict, INFO)",
+        ),
+        ("v-none", "not in that report"),
+    ];
+    page.push_str("<ul class=\"legend\">\n");
+    for (class, meaning) in entries {
+        let _ = writeln!(
+            page,
+            "<li><span class=\"swatch {class}\"></span>{}</li>",
+            esc(meaning)
+        );
+    }
+    page.push_str("</ul>\n");
+}
+
+fn column_heads(page: &mut String, reports: &[JsonReport]) {
+    page.push_str("<thead>\n<tr><th scope=\"col\">case</th>");
+    for report in reports {
+        let s = &report.summary;
+        let _ = write!(
+            page,
+            "<th scope=\"col\">{}<small>{}</small><small>{}</small>\
+             <small>{} passed, {} failed, {} warnings, {} skipped</small></th>",
+            esc(&report.adapter.name),
+            esc(report
+                .adapter
+                .version
+                .as_deref()
+                .unwrap_or("version unknown")),
+            esc(&run_settings(report)),
+            s.passed,
+            s.failed,
+            s.warnings,
+            s.skipped
+        );
+    }
+    page.push_str("</tr>\n</thead>\n");
+}
+
+fn run_settings(report: &JsonReport) -> String {
+    let protocol = report
+        .protocol_version
+        .as_deref()
+        .unwrap_or("each case's protocol");
+    let strict = if report.strict {
+        "strict"
+    } else {
+        "not strict"
+    };
+    format!("{protocol}, {strict}")
+}
+
+fn body(page: &mut String, rows: &[Row<'_>], reports: &[JsonReport]) {
+    page.push_str("<tbody>\n");
+    let mut folder = None;
+    for row in rows {
+        let this = super::junit::classname(row.id);
+        if folder != Some(this) {
+            let _ = writeln!(
+                page,
+                "<tr class=\"group\"><th scope=\"colgroup\" colspan=\"{}\">{}</th></tr>",
+                reports.len() + 1,
+                esc(this)
+            );
+            folder = Some(this);
+        }
+        case_row(page, row, reports);
+    }
+    page.push_str("</tbody>\n");
+}
+
+fn case_row(page: &mut String, row: &Row<'_>, reports: &[JsonReport]) {
+    let _ = write!(
+        page,
+        "<tr data-case=\"{id}\"><th scope=\"row\"><code>{id}</code>\
+         <span class=\"grade\">{}</span><span class=\"sub\">{}</span></th>",
+        super::grade_word(row.grade),
+        esc(row.summary),
+        id = esc(row.id)
+    );
+    for report in reports {
+        match report.cases.iter().find(|c| c.id == row.id) {
+            Some(case) => cell(page, case),
+            None => page.push_str("<td class=\"v-none\" data-verdict=\"none\">not run</td>"),
+        }
+    }
+    page.push_str("</tr>\n");
+}
+
+fn cell(page: &mut String, case: &JsonCase) {
+    let verdict = case.verdict.as_str();
+    // The outline marks a warning; the word says it too, for readers who cannot see colour.
+    let (soft, label) = if case.status == Status::Warn {
+        (" soft", " · warning")
+    } else {
+        ("", "")
+    };
+    let _ = write!(
+        page,
+        "<td class=\"v-{verdict}{soft}\" data-verdict=\"{verdict}\" data-status=\"{}\">\
+         <details><summary>{verdict}{label}</summary><div class=\"cell\">",
+        case.status.as_str()
+    );
+    cell_details(page, case);
+    page.push_str("</div></details></td>");
+}
+
+fn cell_details(page: &mut String, case: &JsonCase) {
+    let standing = match case.status {
+        Status::Pass => "passed",
+        Status::Fail => "fails the run",
+        Status::Warn => "a warning: does not fail the run",
+        Status::Skip => "skipped",
+    };
+    let _ = write!(page, "<p>{} · {} ms</p>", esc(standing), case.duration_ms);
+    if let Some(error) = &case.error {
+        let _ = write!(page, "<h4>case did not run</h4><pre>{}</pre>", esc(error));
+        return;
+    }
+    for (index, call) in case.calls.iter().enumerate() {
+        call_details(page, index, call);
+    }
+    let _ = write!(
+        page,
+        "<h4>transcript</h4><pre>{}</pre>",
+        esc(&case.transcript)
+    );
+}
+
+fn call_details(page: &mut String, index: usize, call: &JsonCall) {
+    let _ = write!(
+        page,
+        "<h4>call {index}: {}</h4><dl><dt>expected</dt><dd><code>{}</code></dd>\
+         <dt>observed</dt><dd><code>{}</code></dd><dt>tools/call POSTs</dt><dd>{}</dd></dl>",
+        call.verdict.as_str(),
+        esc(&call.expected_text),
+        esc(&call.observed_text),
+        call.tool_posts
+    );
+    if !call.problems.is_empty() {
+        page.push_str("<ul class=\"problems\">");
+        for problem in &call.problems {
+            let _ = write!(page, "<li>{}</li>", esc(problem));
+        }
+        page.push_str("</ul>");
+    }
+    if let Some(log) = &call.adapter_log {
+        let _ = write!(page, "<h4>adapter stderr</h4><pre>{}</pre>", esc(log));
+    }
+}
+
+/// Text for HTML: the five characters with a meaning in markup or attributes become
+/// references.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_attribute_quotes() {
+        assert_eq!(
+            esc("<a href='x'>\"&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn no_reports_still_make_a_page() {
+        let page = render(&[]);
+        assert!(page.contains("0 cases × 0 adapters"));
+        assert!(page.ends_with("</html>\n"));
+    }
+}

@@ -1,0 +1,372 @@
+//! The JSON report: schema `mcp-error-layers/report/v1`, documented in `docs/reports.md`.
+//!
+//! The types below are the schema: the writer serializes them and the reader
+//! ([`JsonReport::read`]) deserializes the same types, so the two cannot drift apart. Keys come
+//! out in declaration order. Within v1 fields are only added, never renamed or removed, and
+//! readers ignore keys they do not know; anything else moves to `v2`.
+
+use super::{Counts, Reporter, RunReport, Status, adapter_log};
+use crate::case::{Expect, Grade};
+use crate::explain::{expected, observed};
+use crate::observation::AdapterReport;
+use crate::runner::{CallRecord, CaseRecord};
+use crate::transcript;
+use crate::verdict::Verdict;
+use crate::wire::Exchange;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The schema id every report carries in its `schema` key.
+pub const SCHEMA: &str = "mcp-error-layers/report/v1";
+
+/// The JSON writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json;
+
+impl Reporter for Json {
+    fn format(&self) -> &'static str {
+        "JSON"
+    }
+
+    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, &JsonReport::from_run(report))?;
+        writeln!(out)
+    }
+}
+
+/// One run, as the JSON report holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonReport {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// What wrote the report: `mcp-error-layers 0.1.0`.
+    pub generator: String,
+    /// The client under test.
+    pub adapter: JsonAdapter,
+    /// The protocol version the run forced; `null` when each case chose its own.
+    pub protocol_version: Option<String>,
+    /// Whether SHOULD-grade mismatches failed the run.
+    pub strict: bool,
+    /// The counts.
+    pub summary: JsonSummary,
+    /// One entry per case, in id order.
+    pub cases: Vec<JsonCase>,
+}
+
+/// The adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonAdapter {
+    /// Its name.
+    pub name: String,
+    /// The client's version, when known.
+    pub version: Option<String>,
+}
+
+/// How many cases ended how, and how many had each verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonSummary {
+    /// All cases.
+    pub cases: usize,
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases that fail the run.
+    pub failed: usize,
+    /// Mismatches that do not fail the run.
+    pub warnings: usize,
+    /// Unsupported cases.
+    pub skipped: usize,
+    /// Cases by verdict.
+    pub verdicts: VerdictCounts,
+}
+
+/// Cases by verdict (a case's verdict is the worst of its calls').
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerdictCounts {
+    /// `pass`.
+    pub pass: usize,
+    /// `unsupported`.
+    pub unsupported: usize,
+    /// `fail`.
+    pub fail: usize,
+    /// `hang`.
+    pub hang: usize,
+    /// `adapter-error`.
+    #[serde(rename = "adapter-error")]
+    pub adapter_error: usize,
+}
+
+/// One case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonCase {
+    /// The case id (`sse/final-result`).
+    pub id: String,
+    /// Its one-line summary.
+    pub summary: String,
+    /// `must`, `should` or `info`.
+    pub grade: Grade,
+    /// The worst verdict of its calls.
+    #[serde(deserialize_with = "verdict_word")]
+    pub verdict: Verdict,
+    /// `pass`, `fail`, `warn` or `skip`: where the case leaves the run.
+    pub status: Status,
+    /// Whether the case fails the run.
+    pub fails_run: bool,
+    /// Why the case did not run at all (a file that does not load), else `null`.
+    pub error: Option<String>,
+    /// Wall time of the case.
+    pub duration_ms: u64,
+    /// One entry per call that ran.
+    pub calls: Vec<JsonCall>,
+    /// What the server saw.
+    pub server: JsonServer,
+    /// The transcript as text, as failures show it.
+    pub transcript: String,
+}
+
+/// One call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonCall {
+    /// The expectation, as the case file names it.
+    pub expected: Expect,
+    /// The adapter's report (an observation or `{"unsupported": why}`); `null` after a hang
+    /// or a crash.
+    pub observed: Option<AdapterReport>,
+    /// The call's verdict.
+    #[serde(deserialize_with = "verdict_word")]
+    pub verdict: Verdict,
+    /// The mismatches, or what went wrong.
+    pub problems: Vec<String>,
+    /// `tools/call` POSTs the server received during the call.
+    pub tool_posts: u32,
+    /// Wall time of the call.
+    pub duration_ms: u64,
+    /// `expected` in words: `HTTP_ERROR status=503 tool_posts=1`.
+    pub expected_text: String,
+    /// `observed` in words.
+    pub observed_text: String,
+    /// What an out-of-process adapter wrote to stderr, when it was kept.
+    #[serde(default)]
+    pub adapter_log: Option<String>,
+}
+
+/// The server's record of a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonServer {
+    /// Every request in arrival order, with what went back.
+    pub exchanges: Vec<JsonExchange>,
+}
+
+/// One request and its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonExchange {
+    /// Milliseconds since the server started.
+    pub at_ms: u64,
+    /// Which call was current (0-based).
+    pub call: usize,
+    /// The HTTP method.
+    pub http_method: String,
+    /// The request target.
+    pub path: String,
+    /// The JSON-RPC method, when the body had one.
+    pub jsonrpc_method: Option<String>,
+    /// The headers as received, `[name, value]` pairs with lowercase names.
+    pub headers: Vec<(String, String)>,
+    /// The request body (lossy UTF-8).
+    pub body: String,
+    /// What the server sent back.
+    pub reply: JsonReply,
+}
+
+/// What the server sent back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonReply {
+    /// `script` (a case reply), `prelude` or `error`.
+    pub by: String,
+    /// The status, when a status line went out.
+    pub status: Option<u16>,
+    /// How the exchange ended: `complete`, `close`, `reset`, `stall` or `cut`.
+    pub end: String,
+    /// The bytes written, head and body, as text (capped).
+    pub bytes: String,
+}
+
+/// A JSON report that cannot be read: which file, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file cannot be read.
+    #[error("cannot read report {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file is not JSON, or not in the shape of the schema.
+    #[error("report {path} is not a {SCHEMA} report: {source}")]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The file names another schema (or none).
+    #[error("report {path} has schema {found}; this build reads {SCHEMA}")]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The `schema` it names.
+        found: String,
+    },
+}
+
+impl JsonReport {
+    /// The JSON view of one run.
+    pub fn from_run(report: &RunReport) -> Self {
+        let strict = report.strict;
+        JsonReport {
+            schema: SCHEMA.to_owned(),
+            generator: format!("mcp-error-layers {}", env!("CARGO_PKG_VERSION")),
+            adapter: JsonAdapter {
+                name: report.adapter.name.clone(),
+                version: report.adapter.version.clone(),
+            },
+            protocol_version: report.protocol_version.clone(),
+            strict,
+            summary: JsonSummary::of(report),
+            cases: report
+                .cases
+                .iter()
+                .map(|c| JsonCase::of(c, strict))
+                .collect(),
+        }
+    }
+
+    /// Reads the report at `path`, checking its schema first so that a report of another
+    /// version says so instead of failing on a missing key.
+    pub fn read(path: &Path) -> Result<Self, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses a report's text; `path` only names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ReadError> {
+        let shape = |source| ReadError::Shape {
+            path: path.to_owned(),
+            source,
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(shape)?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(SCHEMA) => serde_json::from_value(value).map_err(shape),
+            other => Err(ReadError::Schema {
+                path: path.to_owned(),
+                found: other.map_or_else(|| "(none)".to_owned(), str::to_owned),
+            }),
+        }
+    }
+}
+
+impl JsonSummary {
+    fn of(report: &RunReport) -> Self {
+        let counts = Counts::of(report);
+        let mut verdicts = VerdictCounts::default();
+        for case in &report.cases {
+            *match case.verdict {
+                Verdict::Pass => &mut verdicts.pass,
+                Verdict::Unsupported => &mut verdicts.unsupported,
+                Verdict::Fail => &mut verdicts.fail,
+                Verdict::Hang => &mut verdicts.hang,
+                Verdict::AdapterError => &mut verdicts.adapter_error,
+            } += 1;
+        }
+        JsonSummary {
+            cases: counts.cases,
+            passed: counts.passed,
+            failed: counts.failed,
+            warnings: counts.warnings,
+            skipped: counts.skipped,
+            verdicts,
+        }
+    }
+}
+
+impl JsonCase {
+    fn of(record: &CaseRecord, strict: bool) -> Self {
+        JsonCase {
+            id: record.id.clone(),
+            summary: record.summary.clone(),
+            grade: record.grade,
+            verdict: record.verdict,
+            status: Status::of(record, strict),
+            fails_run: record.fails_run(strict),
+            error: record.error.clone(),
+            duration_ms: millis(record.duration),
+            calls: record.calls.iter().map(JsonCall::of).collect(),
+            server: JsonServer {
+                exchanges: record.exchanges.iter().map(JsonExchange::of).collect(),
+            },
+            transcript: transcript::render(&record.exchanges),
+        }
+    }
+}
+
+impl JsonCall {
+    fn of(call: &CallRecord) -> Self {
+        JsonCall {
+            expected: call.expect.clone(),
+            observed: call.report.clone(),
+            verdict: call.verdict,
+            problems: call.problems.clone(),
+            tool_posts: call.tool_posts,
+            duration_ms: millis(call.duration),
+            expected_text: expected(call),
+            observed_text: observed(call),
+            adapter_log: adapter_log(call).map(str::to_owned),
+        }
+    }
+}
+
+impl JsonExchange {
+    fn of(e: &Exchange) -> Self {
+        JsonExchange {
+            at_ms: e.at_ms,
+            call: e.call,
+            http_method: e.http_method.clone(),
+            path: e.path.clone(),
+            jsonrpc_method: e.jsonrpc_method.clone(),
+            headers: e.headers.clone(),
+            body: e.body.clone(),
+            reply: JsonReply {
+                by: e.reply.by.to_owned(),
+                status: e.reply.status,
+                end: e.reply.end.to_owned(),
+                bytes: e.reply.bytes.clone(),
+            },
+        }
+    }
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The verdict's word back into a [`Verdict`]; `Verdict` itself only serializes.
+fn verdict_word<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+    let word = String::deserialize(d)?;
+    let all = [
+        Verdict::Pass,
+        Verdict::Unsupported,
+        Verdict::Fail,
+        Verdict::Hang,
+        Verdict::AdapterError,
+    ];
+    all.into_iter().find(|v| v.as_str() == word).ok_or_else(|| {
+        serde::de::Error::unknown_variant(
+            &word,
+            &["pass", "unsupported", "fail", "hang", "adapter-error"],
+        )
+    })
+}

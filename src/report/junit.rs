@@ -1,0 +1,138 @@
+//! JUnit XML, written with quick-junit: one `<testsuite>` per adapter, one `<testcase>` per case.
+//!
+//! A case that fails the run is a `<failure>` whose message is expected vs observed and whose
+//! type is the verdict word; its transcript goes to `system-out`. An unsupported case is
+//! `<skipped>`. A mismatch that does not fail the run stays a passing test case: CI readers
+//! count every `<failure>` as a failed build, so the mismatch is a property (`warning`) and a
+//! note on `system-err` instead.
+
+use super::{Reporter, RunReport, Status, adapter_log, grade_word, mismatch_line, skip_reason};
+use crate::explain::explain;
+use crate::runner::CaseRecord;
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// The JUnit XML writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Junit;
+
+impl Reporter for Junit {
+    fn format(&self) -> &'static str {
+        "JUnit"
+    }
+
+    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        junit_report(report)
+            .serialize(out)
+            .map_err(|e| io::Error::other(e.to_string()))
+    }
+}
+
+/// The quick-junit model of `report`: one suite named after the adapter.
+pub fn junit_report(report: &RunReport) -> Report {
+    let mut suite = TestSuite::new(report.adapter.name.as_str());
+    suite.add_properties(suite_properties(report));
+    suite.add_test_cases(report.cases.iter().map(|r| test_case(r, report.strict)));
+    let total = report.cases.iter().map(|r| r.duration).sum();
+    suite.set_time(total);
+    let mut junit = Report::new("mcp-error-layers");
+    junit.set_time(total);
+    junit.add_test_suite(suite);
+    junit
+}
+
+fn suite_properties(report: &RunReport) -> Vec<Property> {
+    let adapter = &report.adapter;
+    let mut properties = vec![Property::new("adapter", adapter.name.as_str())];
+    if let Some(version) = &adapter.version {
+        properties.push(Property::new("adapter_version", version.as_str()));
+    }
+    if let Some(protocol) = &report.protocol_version {
+        properties.push(Property::new("protocol_version", protocol.as_str()));
+    }
+    properties.push(Property::new("strict", report.strict.to_string()));
+    properties.push(Property::new("generator", generator()));
+    properties
+}
+
+fn generator() -> String {
+    format!("mcp-error-layers {}", env!("CARGO_PKG_VERSION"))
+}
+
+fn test_case(record: &CaseRecord, strict: bool) -> TestCase {
+    let status = Status::of(record, strict);
+    let mut case = TestCase::new(record.id.as_str(), case_status(record, status));
+    case.set_classname(classname(&record.id));
+    case.set_time(record.duration);
+    case.add_property(Property::new("grade", grade_word(record.grade)));
+    case.add_property(Property::new("verdict", record.verdict.as_str()));
+    if status == Status::Fail {
+        case.set_system_out(explain(record));
+    }
+    if status == Status::Warn {
+        case.add_property(Property::new("warning", mismatch_line(record)));
+    }
+    let err = system_err(record, status);
+    if !err.is_empty() {
+        case.set_system_err(err);
+    }
+    case
+}
+
+/// The warning note of a mismatch that does not fail the run, then whatever an
+/// out-of-process adapter wrote to its stderr: that is what `system-err` means to a reader.
+fn system_err(record: &CaseRecord, status: Status) -> String {
+    let mut err = String::new();
+    if status == Status::Warn {
+        let _ = write!(
+            err,
+            "warning ({}-grade {}, does not fail the run):\n{}",
+            grade_word(record.grade),
+            record.verdict,
+            explain(record)
+        );
+    }
+    for (index, call) in record.calls.iter().enumerate() {
+        if let Some(log) = adapter_log(call) {
+            let _ = writeln!(err, "adapter stderr, call {index}:\n{}", log.trim_end());
+        }
+    }
+    err
+}
+
+fn case_status(record: &CaseRecord, status: Status) -> TestCaseStatus {
+    match status {
+        Status::Pass | Status::Warn => TestCaseStatus::success(),
+        Status::Skip => {
+            let mut skipped = TestCaseStatus::skipped();
+            skipped.set_message(skip_reason(record).unwrap_or("unsupported"));
+            skipped.set_type("unsupported");
+            skipped
+        }
+        Status::Fail => {
+            let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            failure.set_message(mismatch_line(record));
+            failure.set_type(record.verdict.as_str());
+            failure
+        }
+    }
+}
+
+/// The case's folder (`sse` for `sse/final-result`), which CI tools group test cases by;
+/// a case at the top of its cases folder gets `cases`.
+pub fn classname(id: &str) -> &str {
+    id.rsplit_once('/').map_or("cases", |(folder, _)| folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classname_is_the_case_folder() {
+        assert_eq!(classname("sse/final-result"), "sse");
+        assert_eq!(classname("mine/deep/x"), "mine/deep");
+        assert_eq!(classname("top"), "cases");
+    }
+}

@@ -1,0 +1,300 @@
+//! Reports: one run's records written as TAP 14, JUnit XML, JSON and an HTML matrix.
+//!
+//! Every writer reads the same [`RunReport`], which holds one record per case (and per call
+//! inside it) as the runner kept them; libtest's own output keeps only counts. Each format is
+//! a [`Reporter`]; [`write_all`] writes the ones a run asks for, and every format counts cases
+//! by the same [`Status`], so their counts agree. The formats, the JSON schema and the
+//! environment variables are documented in `docs/reports.md`.
+
+use crate::case::Grade;
+use crate::explain::{expected, observed};
+use crate::observation::AdapterReport;
+use crate::runner::{CallRecord, CaseRecord};
+use crate::verdict::Verdict;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod tap;
+
+/// Who was tested, with what: the header of every report.
+#[derive(Debug, Clone, Serialize)]
+pub struct AdapterInfo {
+    /// The adapter's name (`reference`, `typescript-sdk`, ...).
+    pub name: String,
+    /// The version of the client under test, when known.
+    pub version: Option<String>,
+}
+
+/// One run: which adapter, which protocol version, every case record in id order.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// The adapter.
+    pub adapter: AdapterInfo,
+    /// The protocol version the run forced, or `None` when each case chose its own.
+    pub protocol_version: Option<String>,
+    /// Whether SHOULD-grade mismatches fail the run.
+    pub strict: bool,
+    /// The case records, sorted by id.
+    pub cases: Vec<CaseRecord>,
+}
+
+/// Where to write each report; `None` skips that format.
+#[derive(Debug, Clone, Default)]
+pub struct ReportPaths {
+    /// TAP 14.
+    pub tap: Option<PathBuf>,
+    /// JUnit XML.
+    pub junit: Option<PathBuf>,
+    /// JSON (the versioned schema).
+    pub json: Option<PathBuf>,
+    /// The HTML matrix of this run alone.
+    pub html: Option<PathBuf>,
+}
+
+impl ReportPaths {
+    /// All four under `dir`: `mcp-error-layers.tap`, `.junit.xml`, `.json`, `.html`.
+    pub fn all_in(dir: &std::path::Path) -> Self {
+        ReportPaths {
+            tap: Some(dir.join("mcp-error-layers.tap")),
+            junit: Some(dir.join("mcp-error-layers.junit.xml")),
+            json: Some(dir.join("mcp-error-layers.json")),
+            html: Some(dir.join("mcp-error-layers.html")),
+        }
+    }
+
+    /// The paths named by `MCP_ERROR_LAYERS_TAP`, `_JUNIT`, `_JSON`, `_HTML`, and
+    /// `MCP_ERROR_LAYERS_REPORT_DIR` for all four at once (the variables win over the folder).
+    /// This is how `cargo test` gets reports: libtest rejects flags it does not know.
+    pub fn from_env() -> Self {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let base = var("MCP_ERROR_LAYERS_REPORT_DIR")
+            .map(|d| Self::all_in(&d))
+            .unwrap_or_default();
+        ReportPaths {
+            tap: var("MCP_ERROR_LAYERS_TAP").or(base.tap),
+            junit: var("MCP_ERROR_LAYERS_JUNIT").or(base.junit),
+            json: var("MCP_ERROR_LAYERS_JSON").or(base.json),
+            html: var("MCP_ERROR_LAYERS_HTML").or(base.html),
+        }
+    }
+
+    /// Whether any report is asked for.
+    pub fn any(&self) -> bool {
+        self.tap.is_some() || self.junit.is_some() || self.json.is_some() || self.html.is_some()
+    }
+}
+
+/// A report that could not be written: which file, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write report {path}: {source}")]
+pub struct ReportError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+/// One report format. Every format reads the same [`RunReport`]; [`write_all`] picks the ones a
+/// run asks for, so adding a format means one more implementation, not another code path.
+pub trait Reporter {
+    /// The format's name for messages (`TAP`, `JUnit`, `JSON`, `HTML`).
+    fn format(&self) -> &'static str;
+
+    /// Writes `report` in this format.
+    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()>;
+
+    /// The report as text.
+    fn render(&self, report: &RunReport) -> io::Result<String> {
+        let mut out = Vec::new();
+        self.write(report, &mut out)?;
+        String::from_utf8(out).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// Writes every report `paths` asks for, creating parent folders as needed.
+pub fn write_all(report: &RunReport, paths: &ReportPaths) -> Result<(), ReportError> {
+    let formats: [(&dyn Reporter, &Option<PathBuf>); 4] = [
+        (&tap::Tap, &paths.tap),
+        (&junit::Junit, &paths.junit),
+        (&json::Json, &paths.json),
+        (&html::Html, &paths.html),
+    ];
+    for (reporter, path) in formats {
+        if let Some(path) = path {
+            write_file(path, |out| reporter.write(report, out))?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates `path` (and its parent folders) and fills it with `fill`; any error names the path.
+pub fn write_file(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), ReportError> {
+    let named = |source| ReportError {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(named)?;
+    }
+    let mut out = BufWriter::new(File::create(path).map_err(named)?);
+    fill(&mut out).map_err(named)?;
+    // An explicit flush: dropping a BufWriter would swallow a late write error.
+    out.flush().map_err(named)
+}
+
+/// Where a case leaves the run; every format counts cases by this, so their counts agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every call passed.
+    Pass,
+    /// The case fails the run ([`CaseRecord::fails_run`]).
+    Fail,
+    /// A mismatch that does not fail the run: a SHOULD case outside strict mode, or INFO.
+    Warn,
+    /// The adapter declared the case unsupported.
+    Skip,
+}
+
+impl Status {
+    /// The standing of `record` in a run that is `strict` or not.
+    pub fn of(record: &CaseRecord, strict: bool) -> Self {
+        if record.fails_run(strict) {
+            return Status::Fail;
+        }
+        match record.verdict {
+            Verdict::Pass => Status::Pass,
+            Verdict::Unsupported => Status::Skip,
+            _ => Status::Warn,
+        }
+    }
+
+    /// The word reports use: `pass`, `fail`, `warn`, `skip`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Warn => "warn",
+            Status::Skip => "skip",
+        }
+    }
+}
+
+/// How many cases ended how: the summary line every format carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Counts {
+    /// All cases.
+    pub cases: usize,
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases that fail the run.
+    pub failed: usize,
+    /// Mismatches that do not fail the run.
+    pub warnings: usize,
+    /// Unsupported cases.
+    pub skipped: usize,
+}
+
+impl Counts {
+    /// The counts of `report`.
+    pub fn of(report: &RunReport) -> Self {
+        Self::tally(report.cases.iter().map(|c| Status::of(c, report.strict)))
+    }
+
+    /// Counts `statuses`.
+    pub fn tally(statuses: impl IntoIterator<Item = Status>) -> Self {
+        let mut counts = Counts::default();
+        for status in statuses {
+            counts.cases += 1;
+            *match status {
+                Status::Pass => &mut counts.passed,
+                Status::Fail => &mut counts.failed,
+                Status::Warn => &mut counts.warnings,
+                Status::Skip => &mut counts.skipped,
+            } += 1;
+        }
+        counts
+    }
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} cases: {} passed, {} failed, {} warnings, {} skipped",
+            self.cases, self.passed, self.failed, self.warnings, self.skipped
+        )
+    }
+}
+
+/// One line saying what went wrong: per call that did not pass, expected vs observed; or why
+/// the case did not run. Empty for a case whose calls all passed.
+pub fn mismatch_line(record: &CaseRecord) -> String {
+    if let Some(error) = &record.error {
+        return format!("case did not run: {}", one_line(error));
+    }
+    let numbered = record.calls.len() > 1;
+    let lines: Vec<String> = record
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(_, call)| call.verdict != Verdict::Pass)
+        .map(|(index, call)| {
+            let lead = if numbered {
+                format!("call {index}: ")
+            } else {
+                String::new()
+            };
+            format!(
+                "{lead}expected {}, observed {}",
+                expected(call),
+                observed(call)
+            )
+        })
+        .collect();
+    lines.join("; ")
+}
+
+/// Why the adapter declined the case, when it did.
+pub fn skip_reason(record: &CaseRecord) -> Option<&str> {
+    record.calls.iter().find_map(|call| match &call.report {
+        Some(AdapterReport::Unsupported { unsupported }) => Some(unsupported.as_str()),
+        _ => None,
+    })
+}
+
+/// What the adapter left on the side for this call (an adapter program's stderr, the
+/// driver's notes), when it left anything but whitespace.
+pub fn adapter_log(call: &CallRecord) -> Option<&str> {
+    call.adapter_log
+        .as_deref()
+        .filter(|log| !log.trim().is_empty())
+}
+
+/// `text` on one line: line breaks and tabs become spaces, so that a message fits in a TAP
+/// directive or an XML attribute without changing its meaning.
+pub fn one_line(text: &str) -> String {
+    let joined: Vec<&str> = text.split_whitespace().collect();
+    joined.join(" ")
+}
+
+/// The grade's word: `must`, `should`, `info`.
+pub fn grade_word(grade: Grade) -> &'static str {
+    match grade {
+        Grade::Must => "must",
+        Grade::Should => "should",
+        Grade::Info => "info",
+    }
+}

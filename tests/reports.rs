@@ -1,0 +1,362 @@
+//! The report writers on real runs: snapshots of each format, stable across runs, and counts
+//! that agree between formats and with `CaseRecord::fails_run`.
+
+#[path = "reports/fixture.rs"]
+mod fixture;
+
+use mcp_error_layers::report::json::{JsonReport, ReadError, SCHEMA};
+use mcp_error_layers::report::{
+    Counts, ReportPaths, Reporter, RunReport, Status, html, json::Json, junit::Junit, tap::Tap,
+    write_all,
+};
+use mcp_error_layers::verdict::Verdict;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The fixture's two runs, made once for the whole binary.
+struct Runs {
+    reference: RunReport,
+    careless: RunReport,
+}
+
+fn runs() -> &'static Runs {
+    static RUNS: OnceLock<Runs> = OnceLock::new();
+    RUNS.get_or_init(|| Runs {
+        reference: fixture::reference_run(),
+        careless: fixture::careless_run(false),
+    })
+}
+
+fn strict(report: &RunReport) -> RunReport {
+    RunReport {
+        strict: true,
+        ..report.clone()
+    }
+}
+
+fn text(reporter: &dyn Reporter, report: &RunReport) -> String {
+    reporter.render(report).expect("a report renders")
+}
+
+fn matrix(reports: &[&RunReport]) -> String {
+    let json: Vec<JsonReport> = reports.iter().map(|r| JsonReport::from_run(r)).collect();
+    html::render(&json)
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => "../snapshots/reports",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn the_careless_run_has_every_verdict_and_every_standing() {
+    let careless = &runs().careless;
+    let verdicts: BTreeSet<Verdict> = careless.cases.iter().map(|c| c.verdict).collect();
+    assert_eq!(verdicts.len(), 5, "{verdicts:?}");
+    let standings: BTreeSet<&str> = careless
+        .cases
+        .iter()
+        .map(|c| Status::of(c, false).as_str())
+        .collect();
+    assert_eq!(standings, BTreeSet::from(["fail", "pass", "skip", "warn"]));
+    let reference = &runs().reference;
+    let failing: Vec<&str> = reference
+        .cases
+        .iter()
+        .filter(|c| c.fails_run(false))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(failing, ["fixture/broken"], "the reference passes the rest");
+}
+
+#[test]
+fn snapshots_of_each_format() {
+    let careless = fixture::stable(runs().careless.clone());
+    let reference = fixture::stable(runs().reference.clone());
+    snapshot("careless.tap", &text(&Tap, &careless));
+    snapshot("careless-strict.tap", &text(&Tap, &strict(&careless)));
+    snapshot("reference.tap", &text(&Tap, &reference));
+    snapshot("careless.junit.xml", &text(&Junit, &careless));
+    snapshot("careless.json", &text(&Json, &careless));
+    snapshot("matrix.html", &matrix(&[&reference, &careless]));
+}
+
+#[test]
+fn stable_reports_are_the_same_on_a_second_run() {
+    let first = [&runs().reference, &runs().careless].map(|r| fixture::stable(r.clone()));
+    let second = [fixture::reference_run(), fixture::careless_run(false)].map(fixture::stable);
+    let formats: [&dyn Reporter; 4] = [&Tap, &Junit, &Json, &html::Html];
+    for (a, b) in first.iter().zip(&second) {
+        for reporter in formats {
+            let (a, b) = (text(reporter, a), text(reporter, b));
+            assert!(
+                a == b,
+                "{} differs between runs:\n{}",
+                reporter.format(),
+                diff(&a, &b)
+            );
+        }
+    }
+}
+
+fn diff(a: &str, b: &str) -> String {
+    a.lines()
+        .zip(b.lines())
+        .filter(|(x, y)| x != y)
+        .take(5)
+        .map(|(x, y)| format!("- {x}\n+ {y}\n"))
+        .collect()
+}
+
+/// What each format says about the run, counted from its own text.
+#[derive(Debug, PartialEq, Eq)]
+struct Seen {
+    cases: usize,
+    failed: usize,
+    warnings: usize,
+    skipped: usize,
+}
+
+fn seen_in_tap(tap: &str) -> Seen {
+    let points: Vec<&str> = tap
+        .lines()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("not ok "))
+        .collect();
+    let plan = tap.lines().find_map(|l| l.strip_prefix("1..")).unwrap();
+    assert_eq!(plan.parse::<usize>().unwrap(), points.len(), "plan");
+    let count = |f: &dyn Fn(&&&str) -> bool| points.iter().filter(f).count();
+    Seen {
+        cases: points.len(),
+        failed: count(&|l| l.starts_with("not ok") && !l.contains(" # TODO ")),
+        warnings: count(&|l| l.starts_with("not ok") && l.contains(" # TODO ")),
+        skipped: count(&|l| l.starts_with("ok") && l.contains(" # SKIP ")),
+    }
+}
+
+fn seen_in_junit(xml: &str) -> Seen {
+    Seen {
+        cases: xml.matches("<testcase ").count(),
+        failed: xml.matches("<failure ").count(),
+        warnings: xml.matches("<property name=\"warning\"").count(),
+        skipped: xml.matches("<skipped ").count(),
+    }
+}
+
+fn seen_in_json(json: &str) -> Seen {
+    let report = JsonReport::parse(json, Path::new("memory")).unwrap();
+    let by = |status: Status| report.cases.iter().filter(|c| c.status == status).count();
+    let summary = &report.summary;
+    let seen = Seen {
+        cases: summary.cases,
+        failed: summary.failed,
+        warnings: summary.warnings,
+        skipped: summary.skipped,
+    };
+    assert_eq!(
+        seen.failed,
+        report.cases.iter().filter(|c| c.fails_run).count()
+    );
+    assert_eq!(
+        (seen.failed, seen.warnings),
+        (by(Status::Fail), by(Status::Warn))
+    );
+    assert_eq!(seen.skipped, by(Status::Skip));
+    seen
+}
+
+fn seen_in_html(page: &str) -> Seen {
+    Seen {
+        cases: page.matches(" data-verdict=").count(),
+        failed: page.matches("data-status=\"fail\"").count(),
+        warnings: page.matches("data-status=\"warn\"").count(),
+        skipped: page.matches("data-status=\"skip\"").count(),
+    }
+}
+
+#[test]
+fn counts_agree_between_formats_and_with_fails_run() {
+    let runs = runs();
+    for report in [&runs.reference, &runs.careless, &strict(&runs.careless)] {
+        let counts = Counts::of(report);
+        let want = Seen {
+            cases: report.cases.len(),
+            failed: report
+                .cases
+                .iter()
+                .filter(|c| c.fails_run(report.strict))
+                .count(),
+            warnings: counts.warnings,
+            skipped: report
+                .cases
+                .iter()
+                .filter(|c| c.verdict == Verdict::Unsupported)
+                .count(),
+        };
+        assert_eq!(want.failed, counts.failed);
+        assert_eq!(seen_in_tap(&text(&Tap, report)), want, "TAP");
+        assert_eq!(seen_in_junit(&text(&Junit, report)), want, "JUnit");
+        assert_eq!(seen_in_json(&text(&Json, report)), want, "JSON");
+        assert_eq!(seen_in_html(&text(&html::Html, report)), want, "HTML");
+    }
+    // Strict mode turns the SHOULD mismatch into a failure; the INFO one stays a warning.
+    let (loose, tight) = (
+        Counts::of(&runs.careless),
+        Counts::of(&strict(&runs.careless)),
+    );
+    assert_eq!(
+        (tight.failed, tight.warnings),
+        (loose.failed + 1, loose.warnings - 1)
+    );
+}
+
+#[test]
+fn tap_points_carry_skip_and_todo_directives_and_yaml_for_every_miss() {
+    let tap = text(&Tap, &runs().careless);
+    assert!(tap.starts_with("TAP version 14\n"), "{tap}");
+    assert!(tap.contains("ok 3 - fixture/declined # SKIP this client has no SSE \\# support\n"));
+    assert!(tap.contains(
+        "not ok 4 - fixture/retry-then-success # TODO info-grade fail: never fails the run\n"
+    ));
+    assert!(
+        tap.contains(
+            "not ok 6 - jsonrpc/invalid-params\n  ---\n  message: \"expected JSONRPC_ERROR"
+        )
+    );
+    let not_ok = tap.lines().filter(|l| l.starts_with("not ok")).count();
+    assert_eq!(tap.matches("\n  ---\n").count(), not_ok);
+    assert_eq!(tap.matches("\n  ...\n").count(), not_ok);
+}
+
+#[test]
+fn the_json_report_reads_back_as_written() {
+    let written = text(&Json, &runs().careless);
+    let read = JsonReport::parse(&written, Path::new("a.json")).unwrap();
+    assert_eq!(read, JsonReport::from_run(&runs().careless));
+    assert_eq!(read.schema, SCHEMA);
+    // `report --html` from the JSON file draws the same page the run drew.
+    assert_eq!(
+        html::render(std::slice::from_ref(&read)),
+        text(&html::Html, &runs().careless)
+    );
+    let first_keys: Vec<&str> = written.lines().skip(1).take(4).map(str::trim).collect();
+    assert_eq!(
+        first_keys,
+        [
+            "\"schema\": \"mcp-error-layers/report/v1\",",
+            &format!(
+                "\"generator\": \"mcp-error-layers {}\",",
+                env!("CARGO_PKG_VERSION")
+            ),
+            "\"adapter\": {",
+            "\"name\": \"careless\","
+        ]
+    );
+}
+
+#[test]
+fn a_report_of_another_schema_or_shape_is_refused_with_its_path() {
+    let other = r#"{"schema": "mcp-error-layers/report/v2", "cases": []}"#;
+    let err = JsonReport::parse(other, Path::new("old/b.json")).unwrap_err();
+    assert!(matches!(err, ReadError::Schema { .. }));
+    assert_eq!(
+        err.to_string(),
+        "report old/b.json has schema mcp-error-layers/report/v2; this build reads mcp-error-layers/report/v1"
+    );
+    let broken = format!(r#"{{"schema": "{SCHEMA}", "cases": 3}}"#);
+    let err = JsonReport::parse(&broken, Path::new("c.json")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("report c.json is not a mcp-error-layers/report/v1 report: "),
+        "{err}"
+    );
+    let err = JsonReport::read(Path::new("/nonexistent/d.json")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("cannot read report /nonexistent/d.json: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn write_all_creates_folders_and_writes_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = ReportPaths::all_in(&dir.path().join("nested/reports"));
+    write_all(&runs().careless, &paths).unwrap();
+    let tap = std::fs::read_to_string(paths.tap.unwrap()).unwrap();
+    assert_eq!(tap, text(&Tap, &runs().careless));
+    for path in [paths.junit, paths.json, paths.html] {
+        assert!(std::fs::metadata(path.unwrap()).unwrap().len() > 100);
+    }
+}
+
+#[test]
+fn a_report_that_cannot_be_written_names_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let paths = ReportPaths {
+        json: Some(blocker.join("x.json")),
+        ..ReportPaths::default()
+    };
+    let err = write_all(&runs().careless, &paths).unwrap_err();
+    assert_eq!(err.path, blocker.join("x.json"));
+    assert!(err.to_string().starts_with(&format!(
+        "cannot write report {}: ",
+        blocker.join("x.json").display()
+    )));
+}
+
+#[test]
+fn the_page_fetches_nothing_and_escapes_what_it_shows() {
+    let page = matrix(&[&runs().reference, &runs().careless]);
+    for forbidden in [
+        "<script", " src=", " href=", "url(", "@import", "<link", "<b>",
+    ] {
+        assert!(!page.contains(forbidden), "{forbidden}");
+    }
+    assert!(page.contains("503 &amp; then &lt;b&gt;success&lt;/b&gt;: an &quot;info&quot; case"));
+    assert!(page.contains("default-src 'none'"));
+}
+
+#[test]
+fn the_matrix_marks_a_case_missing_from_one_report() {
+    let reference = JsonReport::from_run(&runs().reference);
+    let mut careless = JsonReport::from_run(&runs().careless);
+    careless.cases.retain(|c| c.id != "tool/success");
+    let page = html::render(&[reference, careless]);
+    assert_eq!(page.matches("data-verdict=\"none\"").count(), 1);
+    assert_eq!(
+        page.matches("<tr data-case=").count(),
+        runs().careless.cases.len()
+    );
+}
+
+/// What an out-of-process adapter wrote to stderr reaches every format, escaped for each.
+#[test]
+fn an_adapter_log_shows_in_every_format() {
+    const ID: &str = "jsonrpc/invalid-params";
+    const LOG: &str = "sdk: got <200>\n\n  error -32602 & more\n";
+    let mut report = runs().careless.clone();
+    let case = report.cases.iter_mut().find(|c| c.id == ID).unwrap();
+    case.calls[0].adapter_log = Some(LOG.into());
+    let tap = text(&Tap, &report);
+    let block =
+        "      adapter_log: |-\n        sdk: got <200>\n        \n          error -32602 & more\n";
+    assert!(tap.contains(block), "{tap}");
+    let junit = text(&Junit, &report);
+    let err = "<system-err>adapter stderr, call 0:\nsdk: got &lt;200&gt;\n\n  error -32602 &amp; more\n</system-err>";
+    assert!(junit.contains(err), "{junit}");
+    let json = JsonReport::from_run(&report);
+    let call = &json.cases.iter().find(|c| c.id == ID).unwrap().calls[0];
+    assert_eq!(call.adapter_log.as_deref(), Some(LOG));
+    let page = html::render(&[json]);
+    let pre =
+        "<h4>adapter stderr</h4><pre>sdk: got &lt;200&gt;\n\n  error -32602 &amp; more\n</pre>";
+    assert!(page.contains(pre));
+}
