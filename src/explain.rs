@@ -30,6 +30,13 @@ fn explain_call(out: &mut String, index: usize, call: &CallRecord) {
         for problem in &call.problems {
             let _ = writeln!(out, "  - {problem}");
         }
+        // An out-of-process adapter's stderr is often the only clue to why it failed.
+        if let Some(log) = call.adapter_log.as_deref().filter(|l| !l.trim().is_empty()) {
+            let _ = writeln!(out, "  adapter stderr:");
+            for line in log.lines() {
+                let _ = writeln!(out, "    | {line}");
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{Adapter, CallContext};
+use crate::adapter::{AdapterLog, CallContext, Driver};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::observation::AdapterReport;
 use crate::verdict::{Verdict, mismatches};
@@ -62,6 +62,9 @@ pub struct CallRecord {
     pub expect: Expect,
     /// What the adapter reported; `None` when it hung or crashed.
     pub report: Option<AdapterReport>,
+    /// What the adapter wrote on the side (an adapter program's stderr, bounded), with the
+    /// driver's notes; kept for hangs and crashes too. `None` when there was nothing.
+    pub adapter_log: Option<String>,
     /// The verdict.
     pub verdict: Verdict,
     /// The mismatches behind a `fail`, or what went wrong for `hang` / `adapter-error`.
@@ -78,6 +81,17 @@ fn millis<S: serde::Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::E
 }
 
 impl CaseRecord {
+    /// Whether this case fails the run: a case that did not run always does; otherwise a
+    /// verdict other than pass or unsupported does on a MUST case, and on a SHOULD case when
+    /// the run is strict. INFO cases never fail a run.
+    pub fn fails_run(&self, strict: bool) -> bool {
+        if self.error.is_some() {
+            return true;
+        }
+        let mismatch = !matches!(self.verdict, Verdict::Pass | Verdict::Unsupported);
+        mismatch && (self.grade == Grade::Must || (strict && self.grade == Grade::Should))
+    }
+
     /// A case that could not run: it fails with `error` and has no calls.
     pub fn broken(id: &str, error: String) -> Self {
         CaseRecord {
@@ -94,8 +108,8 @@ impl CaseRecord {
 }
 
 /// Loads `source` and runs it; a file that does not load gives a failing record.
-pub async fn run_source<A: Adapter>(
-    adapter: &A,
+pub async fn run_source<D: Driver>(
+    adapter: &D,
     source: &CaseSource,
     options: &RunOptions,
 ) -> CaseRecord {
@@ -106,7 +120,7 @@ pub async fn run_source<A: Adapter>(
 }
 
 /// Runs every call of `case` against a fresh wire server.
-pub async fn run_case<A: Adapter>(adapter: &A, case: &Case, options: &RunOptions) -> CaseRecord {
+pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions) -> CaseRecord {
     let started = Instant::now();
     let file = Arc::new(case.file.clone());
     let server = match WireServer::start(Arc::clone(&file)) {
@@ -140,8 +154,8 @@ pub async fn run_case<A: Adapter>(adapter: &A, case: &Case, options: &RunOptions
     }
 }
 
-async fn run_call<A: Adapter>(
-    adapter: &A,
+async fn run_call<D: Driver>(
+    adapter: &D,
     case: &Case,
     server: &WireServer,
     index: usize,
@@ -149,33 +163,66 @@ async fn run_call<A: Adapter>(
 ) -> CallRecord {
     let context = call_context(case, index, &server.url(), options);
     let deadline = context.timeout + options.deadline_margin;
-    let started = Instant::now();
-    let outcome =
-        tokio::time::timeout(deadline, CatchUnwind(Box::pin(adapter.call(context)))).await;
-    let duration = started.elapsed();
+    let log = AdapterLog::new();
+    let (ended, duration) = drive_call(adapter, context, deadline, &log).await;
     let tool_posts = server.tool_posts(index);
     let expect = case.file.call[index].expect.clone();
-    let (report, verdict, problems) = match outcome {
-        Err(_) => (
+    let (report, verdict, problems) = match ended {
+        CallEnd::Hung => (
             None,
             Verdict::Hang,
             vec![format!("no observation within {} ms", deadline.as_millis())],
         ),
-        Ok(Err(panic)) => (
+        CallEnd::Panicked(panic) => (
             None,
             Verdict::AdapterError,
             vec![format!("the adapter panicked: {panic}")],
         ),
-        Ok(Ok(report)) => judge(&expect, report, tool_posts),
+        CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason]),
+        CallEnd::Reported(report) => judge(&expect, report, tool_posts),
     };
     CallRecord {
         expect,
         report,
+        adapter_log: log.text(),
         verdict,
         problems,
         tool_posts,
         duration,
     }
+}
+
+/// How driving one call ended.
+enum CallEnd {
+    Hung,
+    Panicked(String),
+    Failed(String),
+    Reported(AdapterReport),
+}
+
+/// Prepares the driver, then drives the call under `deadline`; the deadline drops the
+/// driver's future, which is how an adapter program gets killed. The duration is the driven
+/// part only, the part the deadline applies to.
+async fn drive_call<D: Driver>(
+    adapter: &D,
+    context: CallContext,
+    deadline: Duration,
+    log: &AdapterLog,
+) -> (CallEnd, Duration) {
+    // Outside the deadline: starting an adapter process is not the call's time.
+    let prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
+        Ok(prepared) => prepared,
+        Err(panic) => return (CallEnd::Panicked(panic), Duration::ZERO),
+    };
+    let started = Instant::now();
+    let driven = CatchUnwind(Box::pin(adapter.drive(prepared, context, log)));
+    let ended = match tokio::time::timeout(deadline, driven).await {
+        Err(_) => CallEnd::Hung,
+        Ok(Err(panic)) => CallEnd::Panicked(panic),
+        Ok(Ok(Err(reason))) => CallEnd::Failed(reason),
+        Ok(Ok(Ok(report))) => CallEnd::Reported(report),
+    };
+    (ended, started.elapsed())
 }
 
 fn judge(
@@ -257,8 +304,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs `source` on a fresh current-thread runtime (one per case, as libtest runs cases on
 /// threads of its own).
-pub fn run_source_blocking<A: Adapter>(
-    adapter: &A,
+pub fn run_source_blocking<D: Driver>(
+    adapter: &D,
     source: &CaseSource,
     options: &RunOptions,
 ) -> CaseRecord {

@@ -1,7 +1,7 @@
 //! Running many cases at once: a fixed pool of worker threads, each with its own runtime,
 //! pulling cases off a shared index. Results come back in the order of the sources.
 
-use crate::adapter::Adapter;
+use crate::adapter::Driver;
 use crate::case::CaseSource;
 use crate::runner::{CaseRecord, RunOptions, run_source};
 use std::sync::Mutex;
@@ -15,8 +15,8 @@ pub fn default_jobs() -> usize {
 
 /// Runs every source against `adapter` with up to `jobs` cases in flight; calls `progress`
 /// as each case finishes (from the worker thread that ran it).
-pub fn run_all<A: Adapter>(
-    adapter: &A,
+pub fn run_all<D: Driver>(
+    adapter: &D,
     sources: &[CaseSource],
     options: &RunOptions,
     jobs: usize,
@@ -41,8 +41,8 @@ pub fn run_all<A: Adapter>(
         .collect()
 }
 
-fn worker<A: Adapter>(
-    adapter: &A,
+fn worker<D: Driver>(
+    adapter: &D,
     sources: &[CaseSource],
     options: &RunOptions,
     next: &AtomicUsize,

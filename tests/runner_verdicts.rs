@@ -166,3 +166,17 @@ fn a_failure_explains_expected_observed_and_the_transcript() {
     assert!(text.contains("→ POST /mcp tools/call (call 0"), "{text}");
     assert!(text.contains("← 503 by script, ended: complete"), "{text}");
 }
+
+#[test]
+fn grades_decide_whether_a_mismatch_fails_the_run() {
+    let mut record = run(&PostsThenSays(Outcome::HttpError), TWO_CALLS);
+    assert_eq!(record.verdict, Verdict::Fail);
+    record.grade = mcp_error_layers::case::Grade::Must;
+    assert!(record.fails_run(false) && record.fails_run(true));
+    record.grade = mcp_error_layers::case::Grade::Should;
+    assert!(!record.fails_run(false) && record.fails_run(true));
+    record.grade = mcp_error_layers::case::Grade::Info;
+    assert!(!record.fails_run(false) && !record.fails_run(true));
+    let broken = CaseRecord::broken("x", "bad file".into());
+    assert!(broken.fails_run(false));
+}

@@ -1,0 +1,272 @@
+//! Adapters that are programs (design §6), in any language.
+//!
+//! One process per call: the runner starts `program args... ENDPOINT_URL` without a shell, in a
+//! process group of its own, with stdin closed and the call in environment variables
+//! ([`ENV_TOOL`], [`ENV_ARGUMENTS`], [`ENV_PROTOCOL_VERSION`], [`ENV_TIMEOUT_MS`]). The program
+//! prints one JSON line on stdout: an observation or `{"unsupported": "why"}`. Its stderr is
+//! kept for the report. A crash, an exit without an observation, or stdout that is not exactly
+//! one observation line is an `adapter-error`; no observation by the deadline is a `hang`, and
+//! the whole group is killed.
+//!
+//! Persistent mode, for programs that are slow to start: the runner first starts
+//! `program args...` (no URL) with [`ENV_MODE`]`=persistent` and stdin open. A program that
+//! supports it prints `{"persistent": 1}` as its first line, then answers one JSON request line
+//! on stdin with one observation line on stdout, call after call. A program that does not
+//! announce within the announce timeout is run one process per call from then on.
+//!
+//! The full text for adapter authors is `docs/adapters.md`.
+
+mod group;
+mod oneshot;
+mod output;
+mod persistent;
+
+use crate::adapter::{AdapterLog, CallContext, Driver};
+use crate::observation::AdapterReport;
+use persistent::{Pool, StartFailure, Worker};
+use std::ffi::OsString;
+use std::io;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The tool to call (one-shot mode).
+pub const ENV_TOOL: &str = "MCP_ERROR_LAYERS_TOOL";
+/// The call's arguments as a JSON text (one-shot mode).
+pub const ENV_ARGUMENTS: &str = "MCP_ERROR_LAYERS_ARGUMENTS";
+/// The protocol version the client should prefer (one-shot mode).
+pub const ENV_PROTOCOL_VERSION: &str = "MCP_ERROR_LAYERS_PROTOCOL_VERSION";
+/// The client's own timeout for the call, in milliseconds (one-shot mode).
+pub const ENV_TIMEOUT_MS: &str = "MCP_ERROR_LAYERS_TIMEOUT_MS";
+/// `persistent` when the program is started to serve many calls; unset otherwise.
+pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
+/// How long a program started in persistent mode has to announce it, by default.
+pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// An adapter that is a program: see the [module](self) documentation for the contract.
+///
+/// By default the first call probes persistent mode and the adapter keeps to whichever mode
+/// the probe found; [`one_shot`](Self::one_shot) skips the probe. Idle persistent processes are
+/// killed when the adapter is dropped.
+pub struct ProcessAdapter {
+    program: Program,
+    announce_timeout: Duration,
+    mode: Mutex<Mode>,
+    /// Held while the first call probes, so that parallel first calls do not all probe.
+    probing: tokio::sync::Mutex<()>,
+    pool: Pool,
+}
+
+/// How a [`ProcessAdapter`] runs its program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Not known yet: the first call will probe persistent mode.
+    Undecided,
+    /// Processes that announced persistent mode serve many calls each.
+    Persistent,
+    /// One process per call, for this reason (the probe's finding, or it was asked for).
+    OneShot(String),
+}
+
+/// What [`ProcessAdapter`]'s `prepare` hands to `drive`: the mode of this call, and in
+/// persistent mode its process, started before the call's deadline.
+pub struct Prepared(Slot);
+
+enum Slot {
+    /// One process per call; the note says why, on the call that found out.
+    OneShot(Option<String>),
+    /// A persistent process, with notes on idle ones that had to be replaced.
+    Worker(Worker, Vec<String>),
+    /// A persistent process did not start.
+    Failed(StartFailure),
+}
+
+impl ProcessAdapter {
+    /// The adapter program `program`, started with `args` (then, per call, the endpoint URL).
+    /// The program is run directly, never through a shell: a script needs its `#!` line.
+    pub fn new<I, S>(program: impl Into<OsString>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        ProcessAdapter {
+            program: Program {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+            },
+            announce_timeout: DEFAULT_ANNOUNCE_TIMEOUT,
+            mode: Mutex::new(Mode::Undecided),
+            probing: tokio::sync::Mutex::new(()),
+            pool: Pool::default(),
+        }
+    }
+
+    /// Runs one process per call without probing persistent mode.
+    pub fn one_shot(self) -> Self {
+        self.set_mode(Mode::OneShot("one process per call was asked for".into()));
+        self
+    }
+
+    /// How long a program started in persistent mode has to announce it
+    /// ([`DEFAULT_ANNOUNCE_TIMEOUT`] unless set). The wait is not counted in any call's time.
+    pub fn with_announce_timeout(mut self, timeout: Duration) -> Self {
+        self.announce_timeout = timeout;
+        self
+    }
+
+    /// Sets an environment variable for the program, on top of the inherited environment.
+    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.program.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The mode the adapter is in.
+    pub fn mode(&self) -> Mode {
+        self.lock_mode().clone()
+    }
+
+    fn set_mode(&self, mode: Mode) {
+        *self.lock_mode() = mode;
+    }
+
+    fn lock_mode(&self) -> std::sync::MutexGuard<'_, Mode> {
+        // A mode is a plain value: still valid after a panic elsewhere.
+        self.mode
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The slot for a call once the mode is known.
+    async fn slot(&self) -> Option<Slot> {
+        match self.mode() {
+            Mode::Undecided => None,
+            Mode::OneShot(_) => Some(Slot::OneShot(None)),
+            Mode::Persistent => Some(self.persistent_slot().await),
+        }
+    }
+
+    /// An idle persistent process, or a new one.
+    async fn persistent_slot(&self) -> Slot {
+        let (idle, notes) = self.pool.take();
+        if let Some(worker) = idle {
+            return Slot::Worker(worker, notes);
+        }
+        match Worker::start(&self.program, self.announce_timeout).await {
+            Ok(worker) => Slot::Worker(worker, notes),
+            Err(failure) => Slot::Failed(failure),
+        }
+    }
+
+    /// The first call: start the program in persistent mode and see whether it announces.
+    async fn probe(&self) -> Slot {
+        match Worker::start(&self.program, self.announce_timeout).await {
+            Ok(worker) => {
+                self.set_mode(Mode::Persistent);
+                Slot::Worker(worker, Vec::new())
+            }
+            Err(failure) => {
+                let note = format!(
+                    "persistent mode was not announced ({}): one process per call from now on",
+                    failure.reason
+                );
+                self.set_mode(Mode::OneShot(failure.reason));
+                Slot::OneShot(Some(note))
+            }
+        }
+    }
+}
+
+impl Driver for ProcessAdapter {
+    type Prepared = Prepared;
+
+    async fn prepare(&self) -> Prepared {
+        if let Some(slot) = self.slot().await {
+            return Prepared(slot);
+        }
+        let _probing = self.probing.lock().await;
+        // Another call may have decided while this one waited.
+        match self.slot().await {
+            Some(slot) => Prepared(slot),
+            None => Prepared(self.probe().await),
+        }
+    }
+
+    async fn drive(
+        &self,
+        prepared: Prepared,
+        call: CallContext,
+        log: &AdapterLog,
+    ) -> Result<AdapterReport, String> {
+        match prepared.0 {
+            Slot::OneShot(note) => {
+                if let Some(note) = note {
+                    log.note(note);
+                }
+                oneshot::run(&self.program, &call, log).await
+            }
+            Slot::Failed(failure) => {
+                if let Some(text) = failure.log.text() {
+                    log.append(text.as_bytes());
+                }
+                Err(format!(
+                    "the persistent adapter did not start: {}",
+                    failure.reason
+                ))
+            }
+            Slot::Worker(worker, notes) => {
+                notes.into_iter().for_each(|note| log.note(note));
+                let served = worker.serve(&call, log).await;
+                if let Some(worker) = served.worker {
+                    self.pool.put(worker);
+                }
+                served.result
+            }
+        }
+    }
+}
+
+/// The program, its fixed arguments and extra environment.
+struct Program {
+    program: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Program {
+    /// What every start has in common: no shell, stdout and stderr captured.
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .env_remove(ENV_MODE)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// One call: the endpoint last, the call in the environment, stdin closed.
+    fn one_shot(&self, call: &CallContext) -> Command {
+        let mut command = self.command();
+        command
+            .arg(&call.endpoint)
+            .env(ENV_TOOL, &call.tool)
+            .env(ENV_ARGUMENTS, call.arguments.to_string())
+            .env(ENV_PROTOCOL_VERSION, &call.protocol_version)
+            .env(ENV_TIMEOUT_MS, call.timeout.as_millis().to_string())
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Persistent mode: no endpoint (each request names its own), stdin for the requests.
+    fn persistent(&self) -> Command {
+        let mut command = self.command();
+        command.env(ENV_MODE, "persistent").stdin(Stdio::piped());
+        command
+    }
+
+    fn cannot_start(&self, error: &io::Error) -> String {
+        format!("cannot start {:?}: {error}", self.program)
+    }
+}

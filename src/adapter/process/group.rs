@@ -1,0 +1,183 @@
+//! An adapter program in a process group of its own: started without a shell, watched by a
+//! thread that learns of its exit, and killed as a whole group when dropped.
+//!
+//! Ordering is what makes the group kill safe. The watcher learns of the leader's exit without
+//! reaping it (`waitid` with `WNOWAIT`), so the leader stays a zombie and its pid, which is
+//! the group id, cannot be reused by an unrelated process. Only after the [`ProcessGroup`] is
+//! dropped (the group has been sent SIGKILL) does the watcher reap: the leader and any
+//! grandchildren that were re-parented to this process.
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{WaitStatus, waitpid};
+use nix::unistd::Pid;
+use std::fmt;
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+use std::sync::mpsc;
+use tokio::sync::watch;
+
+/// How an adapter process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Exit {
+    /// It exited with this status.
+    Code(i32),
+    /// A signal ended it; `true` when it dumped core.
+    Signal(Signal, bool),
+    /// It ended, but its status could not be read.
+    Unknown,
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exit::Code(code) => write!(f, "exited with status {code}"),
+            Exit::Signal(signal, false) => write!(f, "was killed by signal {signal}"),
+            Exit::Signal(signal, true) => {
+                write!(f, "was killed by signal {signal} (core dumped)")
+            }
+            Exit::Unknown => f.write_str("ended (its exit status could not be read)"),
+        }
+    }
+}
+
+/// A running adapter program, the leader of its own process group. Dropping it kills the
+/// whole group with SIGKILL.
+#[derive(Debug)]
+pub(super) struct ProcessGroup {
+    pid: Pid,
+    exit: watch::Receiver<Option<Exit>>,
+    /// Dropped with the group: tells the watcher it may reap.
+    _release: mpsc::Sender<()>,
+}
+
+impl ProcessGroup {
+    /// Starts `command` as the leader of a new process group, with a watcher thread. The
+    /// returned `Child` is for its pipes only: the watcher reaps it, so never wait on it.
+    pub(super) fn spawn(command: &mut Command) -> io::Result<(ProcessGroup, Child)> {
+        adopt_orphans();
+        let child = command.process_group(0).spawn()?;
+        let pid = Pid::from_raw(child.id() as i32);
+        let (exit_tx, exit) = watch::channel(None);
+        let (release, released) = mpsc::channel();
+        // A std thread, not a runtime's blocking pool: a persistent adapter outlives the
+        // runtime of the case that started it.
+        let watcher = std::thread::Builder::new()
+            .name(format!("adapter-{pid}"))
+            .spawn(move || watch_group(pid, exit_tx, released));
+        if let Err(error) = watcher {
+            let _ = killpg(pid, Signal::SIGKILL);
+            reap_group(pid);
+            return Err(error);
+        }
+        let group = ProcessGroup {
+            pid,
+            exit,
+            _release: release,
+        };
+        Ok((group, child))
+    }
+
+    /// The leader's process id, which is also the group id.
+    pub(super) fn pid(&self) -> u32 {
+        self.pid.as_raw() as u32
+    }
+
+    /// How the leader ended, if it has.
+    pub(super) fn exit(&self) -> Option<Exit> {
+        *self.exit.borrow()
+    }
+
+    /// Waits until the leader ends. Cancel-safe.
+    pub(super) async fn wait(&mut self) -> Exit {
+        loop {
+            if let Some(exit) = *self.exit.borrow_and_update() {
+                return exit;
+            }
+            if self.exit.changed().await.is_err() {
+                return Exit::Unknown; // the watcher is gone: it cannot tell any more
+            }
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        // The leader is not reaped before this (see the module comment), so the group id
+        // still names this group. ESRCH (all gone already) is fine.
+        let _ = killpg(self.pid, Signal::SIGKILL);
+    }
+}
+
+/// The watcher thread: learn of the exit, publish it, wait for the release, kill and reap.
+fn watch_group(pid: Pid, exit_tx: watch::Sender<Option<Exit>>, released: mpsc::Receiver<()>) {
+    let exit = wait_for_exit(pid);
+    let _ = exit_tx.send(Some(exit));
+    let _ = released.recv(); // an error: the ProcessGroup was dropped
+    let _ = killpg(pid, Signal::SIGKILL);
+    reap_group(pid);
+}
+
+/// Waits for the leader to end without reaping it, where the platform can.
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+fn wait_for_exit(pid: Pid) -> Exit {
+    use nix::sys::wait::{Id, WaitPidFlag, waitid};
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+    loop {
+        match waitid(Id::Pid(pid), flags) {
+            Err(Errno::EINTR) => continue,
+            Ok(status) => return exit_of(status),
+            Err(_) => return Exit::Unknown,
+        }
+    }
+}
+
+/// Waits for the leader to end. Without `waitid` this reaps it: the group id could in theory
+/// be reused between this and the final group kill.
+#[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+fn wait_for_exit(pid: Pid) -> Exit {
+    loop {
+        match waitpid(pid, None) {
+            Err(Errno::EINTR) => continue,
+            Ok(status @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => {
+                return exit_of(status);
+            }
+            Ok(_) => continue,
+            Err(_) => return Exit::Unknown,
+        }
+    }
+}
+
+fn exit_of(status: WaitStatus) -> Exit {
+    match status {
+        WaitStatus::Exited(_, code) => Exit::Code(code),
+        WaitStatus::Signaled(_, signal, core) => Exit::Signal(signal, core),
+        _ => Exit::Unknown,
+    }
+}
+
+/// Reaps every child of this process in the group: the leader, and grandchildren that were
+/// re-parented here (see [`adopt_orphans`]). All were sent SIGKILL, so this ends promptly.
+fn reap_group(pgid: Pid) {
+    let group = Pid::from_raw(-pgid.as_raw());
+    loop {
+        match waitpid(group, None) {
+            Ok(_) | Err(Errno::EINTR) => continue,
+            Err(_) => return, // ECHILD: none left
+        }
+    }
+}
+
+/// Makes this process the reaper of orphaned descendants (Linux), so that a grandchild killed
+/// with its group is reaped by the watcher instead of staying a zombie when the system's init
+/// does not reap (as in some containers). Process-wide, set once, on the first spawn.
+fn adopt_orphans() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let _ = nix::sys::prctl::set_child_subreaper(true);
+        });
+    }
+}

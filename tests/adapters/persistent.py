@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""A persistent-mode test adapter: with MCP_ERROR_LAYERS_MODE=persistent it announces
+{"persistent": 1}, then answers each request line on stdin with one observation line;
+otherwise it behaves as oneshot.py. The test hooks are oneshot.py's.
+"""
+
+import json
+import os
+import sys
+
+from oneshot import answer, call_tool, one_shot
+
+
+def serve():
+    # Announce first, before anything slow: the runner waits only so long for this line.
+    print(json.dumps({"persistent": 1}), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        answer(
+            call_tool(
+                request["endpoint"],
+                request["tool"],
+                request["arguments"],
+                request["protocol_version"],
+                request["timeout_ms"],
+            )
+        )
+
+
+if __name__ == "__main__":
+    if os.environ.get("MCP_ERROR_LAYERS_MODE") == "persistent":
+        serve()
+    else:
+        one_shot()

@@ -1,0 +1,434 @@
+//! The out-of-process adapter contract (design §6), with the test adapters under
+//! `tests/adapters/`: every way a program can break it, the process-group kill, the bounded
+//! wait for pipes a grandchild holds open, and persistent mode (announce, reuse, fallback,
+//! hang recovery).
+#![cfg(unix)]
+
+use mcp_error_layers::adapter::Driver;
+use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
+use mcp_error_layers::case::{CaseSource, builtin};
+use mcp_error_layers::observation::AdapterReport;
+use mcp_error_layers::runner::{CallRecord, CaseRecord, RunOptions, run_source_blocking};
+use mcp_error_layers::suite::run_all;
+use mcp_error_layers::verdict::Verdict;
+use nix::errno::Errno;
+use nix::sys::signal::{kill, killpg};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The runner's margin above each call's timeout in these tests.
+const MARGIN: Duration = Duration::from_millis(300);
+
+const ONE_CALL: &str = r#"
+summary = "one call that succeeds"
+[[call]]
+expect = { outcome = "TOOL_SUCCESS" }
+timeout_ms = 500
+[[call.reply]]
+status = 200
+json = '{"jsonrpc":"2.0","id":"$id","result":{"content":[]}}'
+"#;
+
+fn adapter(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/adapters")
+        .join(name)
+}
+
+fn run<D: Driver>(driver: &D, text: &str) -> CaseRecord {
+    let source = CaseSource {
+        id: "t/case".into(),
+        origin: "t/case.toml".into(),
+        text: Ok(text.into()),
+    };
+    let options = RunOptions {
+        deadline_margin: MARGIN,
+        ..RunOptions::default()
+    };
+    run_source_blocking(driver, &source, &options)
+}
+
+/// A case of `calls` calls that succeed, the ones listed in `arguments` with those arguments.
+fn calls(count: usize, arguments: &[(usize, &str)], timeout_ms: u64) -> String {
+    let mut text = String::from("summary = \"several calls\"\n");
+    for index in 0..count {
+        text.push_str(&format!(
+            "[[call]]\nexpect = {{ outcome = \"TOOL_SUCCESS\" }}\ntimeout_ms = {timeout_ms}\n"
+        ));
+        if let Some((_, args)) = arguments.iter().find(|(i, _)| *i == index) {
+            text.push_str(&format!("arguments = '{args}'\n"));
+        }
+        text.push_str(
+            "[[call.reply]]\nstatus = 200\njson = '{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{\"content\":[]}}'\n",
+        );
+    }
+    text
+}
+
+/// Where a test adapter writes its pid; removed when the test ends.
+struct PidFile(PathBuf);
+
+impl PidFile {
+    fn new(name: &str) -> Self {
+        let file = std::env::temp_dir().join(format!(
+            "mcp-error-layers-{}-{name}.pid",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&file);
+        PidFile(file)
+    }
+
+    fn pid(&self) -> Pid {
+        let text = std::fs::read_to_string(&self.0).expect("the adapter wrote its pid");
+        Pid::from_raw(text.trim().parse().expect("a pid"))
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `misbehave.sh BEHAVIOUR PID_FILE` in one-shot mode, and where its pid will be written.
+fn misbehaving(behaviour: &str) -> (ProcessAdapter, PidFile) {
+    let pid_file = PidFile::new(behaviour);
+    let program = ProcessAdapter::new(
+        adapter("misbehave.sh"),
+        [behaviour.into(), pid_file.0.clone().into_os_string()],
+    )
+    .one_shot();
+    (program, pid_file)
+}
+
+/// Waits until no process is left in group `pgid` (zombies included), up to `until`.
+fn group_gone_by(pgid: Pid, until: Instant) -> bool {
+    loop {
+        if killpg(pgid, None) == Err(Errno::ESRCH) {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn observed_detail(call: &CallRecord) -> String {
+    match &call.report {
+        Some(AdapterReport::Observed(observation)) => observation.detail.clone(),
+        other => panic!("no observation: {other:?} ({:?})", call.problems),
+    }
+}
+
+/// `pid N: ...` from the python adapters' detail.
+fn pid_of(call: &CallRecord) -> u32 {
+    let detail = observed_detail(call);
+    let number = detail
+        .strip_prefix("pid ")
+        .and_then(|rest| rest.split(':').next())
+        .unwrap_or_else(|| panic!("no pid in {detail:?}"));
+    number.parse().unwrap()
+}
+
+fn builtin_case(id: &str) -> CaseSource {
+    builtin()
+        .into_iter()
+        .find(|source| source.id == id)
+        .expect("a built-in case")
+}
+
+#[test]
+fn a_hang_kills_the_whole_group_grandchild_included_within_the_deadline() {
+    let (program, pid_file) = misbehaving("hang-with-grandchild");
+    let started = Instant::now();
+    let record = run(&program, ONE_CALL);
+    let deadline = Duration::from_millis(500) + MARGIN;
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Hang, "{:?}", call.problems);
+    assert!(
+        call.adapter_log
+            .as_deref()
+            .unwrap_or_default()
+            .contains("hanging, with a grandchild"),
+        "stderr kept for a hang too: {:?}",
+        call.adapter_log
+    );
+    let pgid = pid_file.pid();
+    assert!(
+        group_gone_by(pgid, started + deadline + Duration::from_secs(1)),
+        "a process of group {pgid} is left"
+    );
+    assert!(
+        started.elapsed() < deadline + Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn an_observation_counts_even_when_a_grandchild_holds_the_pipes_open() {
+    let (program, pid_file) = misbehaving("observe-then-leave-grandchild");
+    let started = Instant::now();
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Pass, "{:?}", call.problems);
+    assert_eq!(observed_detail(call), "left a child");
+    // The pipes stay open: reading stops 500 ms after the exit, well before the deadline.
+    assert!(
+        call.duration < Duration::from_millis(790),
+        "{:?}",
+        call.duration
+    );
+    let log = call.adapter_log.as_deref().unwrap_or_default();
+    assert!(log.contains("stdout/stderr stayed open"), "{log}");
+    let pgid = pid_file.pid();
+    assert!(group_gone_by(pgid, started + Duration::from_secs(2)));
+}
+
+#[test]
+fn an_observation_counts_when_the_adapter_lingers_after_it() {
+    let (program, pid_file) = misbehaving("observe-then-linger");
+    let started = Instant::now();
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Pass, "{:?}", call.problems);
+    let log = call.adapter_log.as_deref().unwrap_or_default();
+    assert!(log.contains("had not exited 500 ms later"), "{log}");
+    assert!(group_gone_by(
+        pid_file.pid(),
+        started + Duration::from_secs(2)
+    ));
+}
+
+#[test]
+fn garbage_on_stdout_is_an_adapter_error_that_shows_it() {
+    let (program, _pid_file) = misbehaving("garbage");
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::AdapterError);
+    assert!(
+        call.problems[0].starts_with("stdout is not JSON ("),
+        "{:?}",
+        call.problems
+    );
+    assert!(
+        call.problems[0].ends_with(": \"not json at all\""),
+        "{:?}",
+        call.problems
+    );
+}
+
+#[test]
+fn two_lines_on_stdout_are_an_adapter_error() {
+    let (program, _pid_file) = misbehaving("two-lines");
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::AdapterError);
+    assert!(
+        call.problems[0].starts_with("the adapter printed 2 lines on stdout"),
+        "{:?}",
+        call.problems
+    );
+}
+
+#[test]
+fn an_exit_without_an_observation_names_the_status_and_keeps_stderr() {
+    let (program, _pid_file) = misbehaving("exit-3");
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::AdapterError);
+    assert_eq!(
+        call.problems,
+        ["the adapter exited with status 3 without printing an observation"]
+    );
+    assert_eq!(call.adapter_log.as_deref(), Some("the client exploded\n"));
+}
+
+#[test]
+fn a_crash_by_signal_is_an_adapter_error_naming_the_signal() {
+    let (program, _pid_file) = misbehaving("signal");
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::AdapterError);
+    assert!(
+        call.problems[0].starts_with("the adapter was killed by signal SIGSEGV"),
+        "{:?}",
+        call.problems
+    );
+}
+
+#[test]
+fn unsupported_is_a_skip() {
+    let (program, _pid_file) = misbehaving("unsupported");
+    let record = run(&program, ONE_CALL);
+    assert_eq!(record.verdict, Verdict::Unsupported);
+    assert_eq!(record.calls[0].problems, ["this client cannot speak SSE"]);
+}
+
+#[test]
+fn a_program_that_does_not_start_is_an_adapter_error() {
+    let program = ProcessAdapter::new(adapter("no-such-adapter"), Vec::<String>::new());
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::AdapterError);
+    assert!(
+        call.problems[0].starts_with("cannot start "),
+        "{:?}",
+        call.problems
+    );
+    assert!(
+        call.problems[0].contains("no-such-adapter"),
+        "{:?}",
+        call.problems
+    );
+}
+
+#[test]
+fn the_call_comes_as_the_last_argument_and_in_the_environment_without_a_shell() {
+    let program = ProcessAdapter::new(adapter("echo_call.py"), ["--flag"]).one_shot();
+    let case = ONE_CALL.replace(
+        "timeout_ms = 500",
+        "timeout_ms = 1500\narguments = '{\"city\": \"Zürich\"}'",
+    );
+    let record = run(&program, &case);
+    let given: Value = serde_json::from_str(&observed_detail(&record.calls[0])).unwrap();
+    let argv = given["argv"].as_array().unwrap();
+    assert_eq!(argv[0], "--flag");
+    assert!(argv[1].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    assert_eq!(argv.len(), 2, "the URL is the last argument: {argv:?}");
+    let env = &given["env"];
+    assert_eq!(env["MCP_ERROR_LAYERS_TOOL"], "synthetic");
+    assert_eq!(env["MCP_ERROR_LAYERS_ARGUMENTS"], r#"{"city":"Zürich"}"#);
+    assert_eq!(env["MCP_ERROR_LAYERS_PROTOCOL_VERSION"], "2026-07-28");
+    assert_eq!(env["MCP_ERROR_LAYERS_TIMEOUT_MS"], "1500");
+    assert!(env.get("MCP_ERROR_LAYERS_MODE").is_none());
+    assert_eq!(given["stdin_empty"], true);
+    assert_eq!(given["group_leader"], true);
+}
+
+#[test]
+fn a_python_adapter_passes_built_in_cases_one_process_per_call() {
+    let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new()).one_shot();
+    for id in ["tool/success", "transport/http-500-success-body"] {
+        let record = run_source_blocking(&program, &builtin_case(id), &RunOptions::default());
+        assert_eq!(record.verdict, Verdict::Pass, "{id}: {:?}", record.calls);
+    }
+}
+
+#[test]
+fn a_persistent_adapter_passes_built_in_cases_and_serves_them_from_one_process() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let mut pids = Vec::new();
+    for id in ["tool/success", "transport/http-500-success-body"] {
+        let record = run_source_blocking(&program, &builtin_case(id), &RunOptions::default());
+        assert_eq!(record.verdict, Verdict::Pass, "{id}: {:?}", record.calls);
+        pids.push(pid_of(&record.calls[0]));
+    }
+    assert_eq!(program.mode(), Mode::Persistent);
+    assert_eq!(
+        pids[0], pids[1],
+        "one process across cases (and their runtimes)"
+    );
+}
+
+#[test]
+fn persistent_mode_reuses_one_process_for_every_call() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let first = run(&program, &calls(3, &[], 1000));
+    let second = run(&program, &calls(2, &[], 1000));
+    let pids: Vec<u32> = first
+        .calls
+        .iter()
+        .chain(&second.calls)
+        .map(pid_of)
+        .collect();
+    assert!(pids.iter().all(|pid| *pid == pids[0]), "{pids:?}");
+    assert_eq!(program.mode(), Mode::Persistent);
+}
+
+#[test]
+fn a_hang_in_persistent_mode_kills_that_process_and_the_next_call_gets_a_fresh_one() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let record = run(&program, &calls(3, &[(1, r#"{"hang": true}"#)], 400));
+    let verdicts: Vec<Verdict> = record.calls.iter().map(|c| c.verdict).collect();
+    assert_eq!(verdicts, [Verdict::Pass, Verdict::Hang, Verdict::Pass]);
+    let (hung, fresh) = (pid_of(&record.calls[0]), pid_of(&record.calls[2]));
+    assert_ne!(hung, fresh);
+    let log = record.calls[1].adapter_log.as_deref().unwrap_or_default();
+    assert!(log.contains("hanging on purpose"), "{log}");
+    let gone = Instant::now() + Duration::from_secs(1);
+    assert!(group_gone_by(Pid::from_raw(hung as i32), gone));
+    assert_eq!(kill(Pid::from_raw(hung as i32), None), Err(Errno::ESRCH));
+}
+
+#[test]
+fn garbage_in_persistent_mode_is_an_adapter_error_and_retires_the_process() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let record = run(&program, &calls(3, &[(1, r#"{"garbage": true}"#)], 1000));
+    let verdicts: Vec<Verdict> = record.calls.iter().map(|c| c.verdict).collect();
+    assert_eq!(
+        verdicts,
+        [Verdict::Pass, Verdict::AdapterError, Verdict::Pass]
+    );
+    assert!(
+        record.calls[1].problems[0].starts_with("stdout is not JSON"),
+        "{:?}",
+        record.calls[1].problems
+    );
+    assert_ne!(pid_of(&record.calls[0]), pid_of(&record.calls[2]));
+}
+
+#[test]
+fn an_adapter_that_exits_when_probed_falls_back_to_one_process_per_call() {
+    let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new());
+    let record = run(&program, &calls(2, &[], 2000));
+    assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+    assert_ne!(pid_of(&record.calls[0]), pid_of(&record.calls[1]));
+    let Mode::OneShot(reason) = program.mode() else {
+        panic!("{:?}", program.mode())
+    };
+    assert_eq!(reason, "it exited with status 2 without announcing");
+    let log = record.calls[0].adapter_log.as_deref().unwrap_or_default();
+    assert!(log.contains("persistent mode was not announced"), "{log}");
+    assert_eq!(record.calls[1].adapter_log, None, "the note comes once");
+}
+
+#[test]
+fn an_adapter_that_stays_silent_when_probed_falls_back_after_the_announce_timeout() {
+    let pid_file = PidFile::new("mute-in-persistent-mode");
+    let program = ProcessAdapter::new(
+        adapter("misbehave.sh"),
+        [
+            "mute-in-persistent-mode".into(),
+            pid_file.0.clone().into_os_string(),
+        ],
+    )
+    .with_announce_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    let record = run(&program, ONE_CALL);
+    assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+    assert_eq!(
+        program.mode(),
+        Mode::OneShot("it did not announce within 300 ms".into())
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn parallel_workers_each_get_a_persistent_process_of_their_own() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let sources: Vec<CaseSource> = (0..8).map(|_| builtin_case("tool/success")).collect();
+    let records = run_all(&program, &sources, &RunOptions::default(), 3, &|_| {});
+    assert!(records.iter().all(|r| r.verdict == Verdict::Pass));
+    let mut pids: Vec<u32> = records.iter().map(|r| pid_of(&r.calls[0])).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    assert!(pids.len() <= 3, "at most one process per worker: {pids:?}");
+}
