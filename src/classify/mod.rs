@@ -38,6 +38,7 @@ use crate::observation::Observation;
 use crate::outcome::Outcome;
 use serde_json::Value;
 
+pub mod capture;
 mod message;
 pub mod sse;
 #[cfg(test)]
@@ -216,8 +217,8 @@ impl Classifier {
             State::Decided(decision) => return decision,
             State::HttpError(body) => return http_error(status, &body),
             State::Sse(sse) => format!(
-                "deadline passed after {} SSE events without the response",
-                sse.events
+                "deadline passed after {} without the response",
+                sse_events(sse.events)
             ),
             _ => format!(
                 "deadline passed after HTTP {status} and {} body bytes",
@@ -402,6 +403,13 @@ fn sse_incomplete(status: u16, events: usize, end: BodyEnd) -> Classification {
         BodyEnd::Complete => "ended",
         BodyEnd::Cut => "was cut",
     };
-    let reason = format!("SSE stream {how} after {events} events without the response");
+    let events = sse_events(events);
+    let reason = format!("SSE stream {how} after {events} without the response");
     Classification::of(status, Outcome::StreamIncomplete, reason)
+}
+
+/// `1 SSE event`, `2 SSE events`.
+fn sse_events(count: usize) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} SSE event{plural}")
 }

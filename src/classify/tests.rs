@@ -510,7 +510,7 @@ fn reasons_say_which_rule_decided() {
         ),
         (
             reason(200, SSE, &ended),
-            "SSE stream ended after 2 events without the response",
+            "SSE stream ended after 2 SSE events without the response",
         ),
         (
             reason(200, SSE, &wrong_id),

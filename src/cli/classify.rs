@@ -1,0 +1,60 @@
+//! `classify`: a captured HTTP response through the reference classifier.
+
+use super::Fatal;
+use clap::Args;
+use mcp_error_layers::classify::capture::Capture;
+use serde_json::Value;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `classify`.
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// A file holding the response (status line, headers, blank line, body); stdin when absent.
+    file: Option<PathBuf>,
+    /// The JSON-RPC id of the request the response answers (a JSON value: 1 or "abc").
+    #[arg(long, default_value = "1", value_name = "JSON")]
+    id: String,
+}
+
+/// Prints the outcome and why.
+pub fn classify(args: ClassifyArgs) -> Result<ExitCode, Fatal> {
+    let (name, bytes) = read(&args.file)?;
+    let id: Value = serde_json::from_str(&args.id).map_err(|e| {
+        Fatal::new(format!(
+            "--id {:?} is not a JSON value ({e}); try --id 1 or --id '\"abc\"'",
+            args.id
+        ))
+    })?;
+    let capture = Capture::parse(&bytes).map_err(|e| Fatal::new(format!("{name}: {e}")))?;
+    let classification = capture.classify(&id);
+    let mut line = classification.outcome.to_string();
+    if let Some(status) = classification.status {
+        line.push_str(&format!(" status={status}"));
+    }
+    if let Some(code) = classification.code {
+        line.push_str(&format!(" code={code}"));
+    }
+    println!("{line}");
+    println!("  layer: {}", classification.outcome.layer());
+    println!("  why:   {}", classification.reason);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read(file: &Option<PathBuf>) -> Result<(String, Vec<u8>), Fatal> {
+    match file {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| Fatal::new(format!("cannot read {}: {e}", path.display())))?;
+            Ok((path.display().to_string(), bytes))
+        }
+        None => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Fatal::new(format!("cannot read stdin: {e}")))?;
+            Ok(("stdin".into(), bytes))
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! `run`: cases against a client, a live line per case, a summary, and reports.
+
+use super::Fatal;
+use super::select::Selection;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_error_layers::adapter::Driver;
+use mcp_error_layers::adapter::process::ProcessAdapter;
+use mcp_error_layers::adapter::reference::ReferenceAdapter;
+use mcp_error_layers::case::CaseSource;
+use mcp_error_layers::explain::{expected, observed};
+use mcp_error_layers::report::{AdapterInfo, Counts, ReportPaths, RunReport, Status, write_all};
+use mcp_error_layers::runner::{CaseRecord, RunOptions};
+use mcp_error_layers::suite::{default_jobs, run_all};
+use mcp_error_layers::verdict::Verdict;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Options of `run`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// The client under test: `reference` (this project's client). An out-of-process adapter
+    /// is given as a command after `--`.
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Run an out-of-process adapter: the program and its arguments (the endpoint URL is
+    /// appended as the last argument).
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+    /// Make every case prefer this protocol version.
+    #[arg(long, value_name = "VERSION")]
+    protocol_version: Option<String>,
+    /// How many cases run at once (default: 4 × cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// SHOULD-grade mismatches fail the run too.
+    #[arg(long)]
+    strict: bool,
+    /// Write TAP 14 here.
+    #[arg(long, value_name = "FILE")]
+    tap: Option<PathBuf>,
+    /// Write JUnit XML here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the HTML page here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Write all four reports into this folder (the default, `reports/`, when no single report
+    /// is named).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// Runs the selected cases and reports.
+pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
+    let sources = args.selection.sources()?;
+    let (name, version) = adapter_identity(&args)?;
+    let started = Instant::now();
+    let records = match args.command.split_first() {
+        Some((program, rest)) => run_with(&ProcessAdapter::new(program, rest), &sources, &args),
+        None => run_with(&ReferenceAdapter::new(), &sources, &args),
+    };
+    let report = RunReport {
+        adapter: AdapterInfo { name, version },
+        protocol_version: args.protocol_version.clone(),
+        strict: args.strict,
+        cases: records,
+    };
+    let counts = Counts::of(&report);
+    println!(
+        "\n{counts} in {:.0} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    write_reports(&report, &report_paths(&args))?;
+    Ok(if counts.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The adapter's name for reports: `--adapter NAME`, else `reference` or the program's file
+/// name. Without a command only `reference` exists.
+fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
+    match (args.command.first(), &args.adapter) {
+        (Some(_), Some(name)) => Ok((name.clone(), None)),
+        (Some(program), None) => {
+            let name = Path::new(program)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            Ok((name.unwrap_or_else(|| program.clone()), None))
+        }
+        (None, None) => Ok(("reference".into(), Some(env!("CARGO_PKG_VERSION").into()))),
+        (None, Some(name)) if name == "reference" => {
+            Ok((name.clone(), Some(env!("CARGO_PKG_VERSION").into())))
+        }
+        (None, Some(name)) => Err(Fatal::new(format!(
+            "unknown adapter {name:?}: use `reference`, or give the adapter's command after `--`"
+        ))),
+    }
+}
+
+/// Runs every source against `driver` with a live line per case.
+fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Vec<CaseRecord> {
+    let options = RunOptions {
+        protocol_version: args.protocol_version.clone(),
+        ..RunOptions::default()
+    };
+    let bar = progress_bar(sources.len() as u64);
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let records = run_all(driver, sources, &options, jobs, &|record| {
+        show(&bar, live_line(record, args.strict));
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    records
+}
+
+/// A bar under the live lines for a person at a terminal; plain lines when piped.
+fn progress_bar(len: u64) -> Option<ProgressBar> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} cases {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stdout());
+    Some(bar.with_style(style))
+}
+
+fn show(bar: &Option<ProgressBar>, line: String) {
+    match bar {
+        Some(bar) => {
+            bar.println(line);
+            bar.inc(1);
+        }
+        None => println!("{line}"),
+    }
+}
+
+/// `pass          must    sse/final-result`, plus expected → observed for anything else.
+fn live_line(record: &CaseRecord, strict: bool) -> String {
+    let word = match Status::of(record, strict) {
+        Status::Fail => record.verdict.as_str(),
+        status => status.as_str(),
+    };
+    let grade = format!("{:?}", record.grade).to_lowercase();
+    let mut line = format!("{word:<13} {grade:<6} {}", record.id);
+    if let Some(error) = &record.error {
+        line.push_str(&format!("\n    {error}"));
+    }
+    if record.verdict != Verdict::Pass {
+        for (i, call) in record.calls.iter().enumerate() {
+            line.push_str(&format!(
+                "\n    call {i}: expected {} → observed {}",
+                expected(call),
+                observed(call)
+            ));
+        }
+    }
+    line
+}
+
+/// The named files; all four in `--out` (default `reports/`) when none is named.
+fn report_paths(args: &RunArgs) -> ReportPaths {
+    let named = ReportPaths {
+        tap: args.tap.clone(),
+        junit: args.junit.clone(),
+        json: args.json.clone(),
+        html: args.html.clone(),
+    };
+    let folder = match (&args.out, named.any()) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => return named,
+        (None, false) => PathBuf::from("reports"),
+    };
+    let all = ReportPaths::all_in(&folder);
+    ReportPaths {
+        tap: named.tap.or(all.tap),
+        junit: named.junit.or(all.junit),
+        json: named.json.or(all.json),
+        html: named.html.or(all.html),
+    }
+}
+
+fn write_reports(report: &RunReport, paths: &ReportPaths) -> Result<(), Fatal> {
+    write_all(report, paths).map_err(|e| Fatal::new(e.to_string()))?;
+    for (word, path) in [
+        ("TAP", &paths.tap),
+        ("JUnit", &paths.junit),
+        ("JSON", &paths.json),
+        ("HTML", &paths.html),
+    ] {
+        if let Some(path) = path {
+            println!("{word:<5} report: {}", path.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! The command line as a person uses it: exit codes, messages that name the path, each command.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-error-layers"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-error-layers-cli-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn run_writes_four_reports_whose_counts_match_the_summary() {
+    let out = temp_dir("run");
+    let output = run(&["run", "tool/", "--out", out.to_str().unwrap()]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains("9 cases: 9 passed, 0 failed, 0 warnings, 0 skipped"),
+        "{stdout}"
+    );
+    for file in [
+        "mcp-error-layers.tap",
+        "mcp-error-layers.junit.xml",
+        "mcp-error-layers.json",
+        "mcp-error-layers.html",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing; stdout: {stdout}");
+    }
+    let tap = std::fs::read_to_string(out.join("mcp-error-layers.tap")).unwrap();
+    assert!(tap.contains("1..9"), "{tap}");
+}
+
+#[test]
+fn a_failing_case_exits_1_and_a_broken_folder_exits_2_naming_it() {
+    let cases = temp_dir("failing");
+    std::fs::write(
+        cases.join("wrong.toml"),
+        "summary = 'expects the wrong outcome'\n[[call]]\nexpect = { outcome = 'TOOL_ERROR' }\n\
+         [[call.reply]]\nstatus = 503\n",
+    )
+    .unwrap();
+    let out = temp_dir("failing-out");
+    let folder = cases.to_str().unwrap();
+    let output = run(&[
+        "run",
+        "--no-builtin",
+        "--cases",
+        folder,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stdout)
+            .contains("call 0: expected TOOL_ERROR → observed HTTP_ERROR status=503")
+    );
+
+    let output = run(&["run", "--cases", "/nonexistent/cases"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr).trim(),
+        "error: cannot read cases folder /nonexistent/cases: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn a_report_that_cannot_be_written_exits_2_naming_the_path() {
+    let output = run(&[
+        "run",
+        "tool/success",
+        "--json",
+        "/proc/forbidden/report.json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("/proc/forbidden/report.json"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn list_shows_every_builtin_case_with_layer_and_grade() {
+    let output = run(&["list"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success());
+    assert!(
+        stdout.lines().any(|l| l.starts_with("sse/final-result")
+            && l.contains("application")
+            && l.contains("must")),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["list", "--json", "--exact", "tool/is-error"]).stdout)
+            .unwrap();
+    assert_eq!(json[0]["id"], "tool/is-error");
+    assert_eq!(json[0]["outcomes"][0], "TOOL_ERROR");
+}
+
+#[test]
+fn classify_reads_stdin_and_names_the_rule() {
+    let mut child = bin()
+        .arg("classify")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let capture = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"Invalid params\"}}";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(capture.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.starts_with("JSONRPC_ERROR status=200 code=-32602\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("layer: protocol"), "{stdout}");
+}
+
+#[test]
+fn classify_of_garbage_exits_2_naming_the_file() {
+    let dir = temp_dir("classify");
+    let file = dir.join("capture.txt");
+    std::fs::write(&file, "not http\n").unwrap();
+    let output = run(&["classify", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains(&format!(
+        "{}: the first line is not an HTTP status line",
+        file.display()
+    )));
+}
+
+#[test]
+fn serve_prints_a_loopback_url_and_answers_with_the_case_script() {
+    let mut child = bin()
+        .args(["serve", "transport/http-429-retry-after"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first.split_whitespace().last().unwrap().to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{first}"
+    );
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"synthetic"}}"#;
+    let status = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let client = reqwest::Client::builder().no_proxy().build().unwrap();
+            client.post(&url).body(body).send().await.unwrap().status()
+        });
+    assert_eq!(status.as_u16(), 429);
+    let logged = lines.map_while(Result::ok).find(|l| l.starts_with("← "));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(logged.as_deref(), Some("← 429 by script, ended: complete"));
+}
+
+#[test]
+fn run_drives_an_out_of_process_adapter_given_after_the_double_dash() {
+    let adapter = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/adapters/oneshot.py");
+    let out = temp_dir("process");
+    let json = out.join("r.json");
+    let output = run(&[
+        "run",
+        "--exact",
+        "tool/success",
+        "tool/is-error",
+        "--json",
+        json.to_str().unwrap(),
+        "--",
+        adapter,
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(stdout.contains("2 cases: 2 passed"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(report["adapter"]["name"], "oneshot.py");
+}
