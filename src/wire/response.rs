@@ -85,6 +85,9 @@ impl Response {
 }
 
 /// Writes `response`; returns what the connection should do next.
+///
+/// The record learns how the exchange ends before the last bytes go out: a client that has
+/// its whole response may return at once, and the runner then reads the record.
 pub async fn send<W: AsyncWriteExt + Unpin>(
     out: &mut W,
     tap: &Tap,
@@ -94,7 +97,7 @@ pub async fn send<W: AsyncWriteExt + Unpin>(
         tokio::time::sleep(response.delay).await;
     }
     let Some(status) = response.status else {
-        return Ok(silent_ending(tap, response.end));
+        return Ok(conclude(tap, response, false, usize::MAX, &mut Vec::new()));
     };
     let chunked = response.chunked();
     let mut budget = response.cut_after.unwrap_or(usize::MAX);
@@ -104,72 +107,60 @@ pub async fn send<W: AsyncWriteExt + Unpin>(
         Body::Fixed(bytes) if chunked => push_chunk(&mut first, take(bytes, &mut budget)),
         Body::Fixed(bytes) => first.extend_from_slice(take(bytes, &mut budget)),
         Body::Events(events) => {
-            return send_events(out, tap, response, first, events, budget).await;
+            write(out, tap, &first).await?;
+            return send_events(out, tap, response, events, budget).await;
         }
     }
+    let ending = conclude(tap, response, chunked, budget, &mut first);
     write(out, tap, &first).await?;
-    finish(out, tap, response, chunked, budget).await
+    Ok(ending)
 }
 
 async fn send_events<W: AsyncWriteExt + Unpin>(
     out: &mut W,
     tap: &Tap,
     response: &Response,
-    head: Vec<u8>,
     events: &[Vec<u8>],
     mut budget: usize,
 ) -> std::io::Result<Ending> {
-    write(out, tap, &head).await?;
     for (k, event) in events.iter().enumerate() {
-        if budget == 0 {
-            break;
-        }
         if k > 0 && !response.event_gap.is_zero() {
             tokio::time::sleep(response.event_gap).await;
         }
         let mut chunk = Vec::new();
         push_chunk(&mut chunk, take(event, &mut budget));
+        if k + 1 == events.len() || budget == 0 {
+            let ending = conclude(tap, response, true, budget, &mut chunk);
+            write(out, tap, &chunk).await?;
+            return Ok(ending);
+        }
         write(out, tap, &chunk).await?;
     }
-    finish(out, tap, response, true, budget).await
+    Ok(conclude(tap, response, true, budget, &mut Vec::new()))
 }
 
-/// After the body: a cut closes; otherwise the reply's `end` decides.
-async fn finish<W: AsyncWriteExt + Unpin>(
-    out: &mut W,
+/// Decides how the exchange ends once `last` (the final bytes) is written: records it, adds
+/// the terminating chunk to `last` when a chunked body completes, and tells the connection
+/// what to do next. A cut ends with a close; otherwise the reply's `end` decides.
+fn conclude(
     tap: &Tap,
     response: &Response,
     chunked: bool,
     budget: usize,
-) -> std::io::Result<Ending> {
-    if response.cut_after.is_some() && budget == 0 {
-        tap.end("cut");
-        return Ok(Ending::Close);
-    }
-    match response.end {
-        End::Complete => {
-            if chunked {
-                write(out, tap, b"0\r\n\r\n").await?;
-            }
-            tap.end("complete");
-            // A cut that reached past the body still promised `connection: close`.
-            let ending = match response.cut_after {
-                Some(_) => Ending::Close,
-                None => Ending::KeepAlive,
-            };
-            Ok(ending)
-        }
-        other => Ok(silent_ending(tap, other)),
-    }
-}
-
-/// Notes in the record how the exchange ends and tells the connection what to do.
-fn silent_ending(tap: &Tap, end: End) -> Ending {
-    let (how, ending) = match end {
+    last: &mut Vec<u8>,
+) -> Ending {
+    let (how, ending) = match response.end {
+        _ if response.cut_after.is_some() && budget == 0 => ("cut", Ending::Close),
+        // A cut that reached past the body still promised `connection: close`.
+        End::Complete if response.cut_after.is_some() => ("complete", Ending::Close),
+        End::Complete if response.status.is_some() => ("complete", Ending::KeepAlive),
         End::Complete | End::Close => ("close", Ending::Close),
         End::Reset => ("reset", Ending::Reset),
         End::Stall => ("stall", Ending::Stall),
     };
+    if chunked && how == "complete" {
+        last.extend_from_slice(b"0\r\n\r\n");
+    }
     tap.end(how);
     ending
 }
