@@ -4,15 +4,420 @@
 //! transport (503, 429, a reset), the JSON-RPC envelope (HTTP 200 carrying an `error`, a wrong
 //! `id`, bad JSON) and the tool result (`isError: true`, `resultType: "input_required"`). This
 //! crate serves synthetic wire responses described by case files on loopback, drives a client
-//! against each, and judges what the client reported.
+//! against each, and judges what the client reported: one word per call from a closed
+//! vocabulary ([`Outcome`]), compared with what a correct client reports.
 //!
-//! The pieces, in the order a case flows through them:
+//! For a Rust client project it is one dev-dependency and one test file: every case becomes a
+//! test of your `cargo test`.
+//!
+//! - [Tutorial: your client in `cargo test`](#tutorial-your-client-in-cargo-test)
+//! - [Writing an adapter](#writing-an-adapter) (for a [reqwest](#a-reqwest-based-client) or an
+//!   [rmcp](#an-rmcp-client) client)
+//! - [Configuration](#configuration)
+//! - [Your own cases](#your-own-cases)
+//! - [Snapshots](#snapshots)
+//! - [The baseline: accepted deviations](#the-baseline-accepted-deviations)
+//! - [Reports](#reports)
+//! - [Implicit (and possibly surprising) behavior](#implicit-and-possibly-surprising-behavior)
+//! - [Known limitations](#known-limitations)
+//! - [The pieces](#the-pieces)
+//!
+//! # Tutorial: your client in `cargo test`
+//!
+//! **1. A test target.** In your client crate's `Cargo.toml`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! mcp-error-layers = "0.1"
+//!
+//! [[test]]
+//! name = "mcp_errors"
+//! harness = false        # the harness brings its own main
+//! ```
+//!
+//! **2. An adapter.** The adapter makes the call each case asks for with *your* client and says
+//! what your client made of it. Here `my_client` stands for your client; its `Error` tells
+//! a timeout, a connection failure, an HTTP status, a JSON-RPC error and a body that is not JSON
+//! apart. `tests/mcp_errors.rs`:
+//!
+//! ```no_run
+//! # mod my_client {
+//! #     pub struct Client;
+//! #     pub struct ToolResult { pub is_error: bool }
+//! #     pub enum Error { Timeout, Connection(String), Status(u16), Rpc(i64), NotJson(String) }
+//! #     impl Client {
+//! #         pub fn new(_: &str, _: std::time::Duration) -> Self { Client }
+//! #         pub async fn call_tool(&self, _: &str, _: serde_json::Value) -> Result<ToolResult, Error> {
+//! #             Ok(ToolResult { is_error: false })
+//! #         }
+//! #     }
+//! # }
+//! use mcp_error_layers::{AdapterReport, CallContext, Observation, Outcome};
+//! use my_client::Error;
+//!
+//! async fn adapter(call: CallContext) -> AdapterReport {
+//!     let client = my_client::Client::new(&call.endpoint, call.timeout);
+//!     AdapterReport::from(match client.call_tool(&call.tool, call.arguments).await {
+//!         Ok(result) if result.is_error => Observation::new(Outcome::ToolError),
+//!         Ok(_) => Observation::new(Outcome::ToolSuccess),
+//!         Err(Error::Timeout) => Observation::new(Outcome::Timeout),
+//!         Err(Error::Connection(why)) => Observation::new(Outcome::ConnectionError).with_detail(why),
+//!         Err(Error::Status(status)) => Observation::new(Outcome::HttpError).with_status(status),
+//!         Err(Error::Rpc(code)) => Observation::new(Outcome::JsonrpcError).with_code(code),
+//!         Err(Error::NotJson(why)) => Observation::new(Outcome::MalformedJson).with_detail(why),
+//!     })
+//! }
+//!
+//! mcp_error_layers::main!(adapter);
+//! ```
+//!
+//! [`main!`] expands to the test binary's `main`. The adapter can be an `async fn` like this
+//! one, an async closure (`|call: CallContext| async move { … }`), or a value of your own type
+//! that implements [`Adapter`].
+//!
+//! **3. Run it.** `cargo test --test mcp_errors` runs one test per case, named after the case
+//! and tagged with its grade. The very first run fails every test with `snapshot
+//! tests/snapshots/mcp-error-layers/….snap is new`: each case's observed behaviour is kept as an
+//! [insta](https://insta.rs) snapshot, and there are none yet. Look at them with
+//! `cargo insta review` (from `cargo install cargo-insta`), or accept them all with
+//! `INSTA_UPDATE=always cargo test --test mcp_errors`, and commit the folder. From then on a
+//! snapshot fails a test only when the client's behaviour changes, and the verdicts speak:
+//!
+//! ```text
+//! running 48 tests
+//! test [must]   accepted/empty-200                     ... FAILED
+//! …
+//! test [must]   jsonrpc/invalid-params                 ... ok
+//! …
+//! test [must]   sse/final-result                       ... FAILED
+//! …
+//! test result: FAILED. 21 passed; 27 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.55s
+//!
+//! mcp-error-layers: my-client, 48 cases: 14 pass, 34 fail, 0 hang, 0 adapter-error, 0 unsupported; baseline: 0 accepted, 0 stale; 7 warnings; 0 snapshots changed
+//! ```
+//!
+//! Seven of the failing verdicts are SHOULD-grade cases: they pass with a `warning:` on stderr
+//! unless the run is strict. Filters work as for any test: `cargo test --test mcp_errors -- sse/`
+//! runs the SSE cases, `-- --exact tool/success` one case, `-- --list` lists them;
+//! cargo-nextest runs them too.
+//!
+//! **4. Say what the client cannot do.** A client that speaks only some protocol versions, or
+//! has no way to express a case, returns [`AdapterReport::Unsupported`]; the case is then
+//! reported as ignored with that reason, never as a pass:
+//!
+//! ```
+//! # use mcp_error_layers::{AdapterReport, CallContext};
+//! # fn check(call: &CallContext) -> Option<AdapterReport> {
+//! if call.protocol_version != "2026-07-28" {
+//!     let why = "my_client speaks only 2026-07-28".to_owned();
+//!     return Some(AdapterReport::Unsupported { unsupported: why });
+//! }
+//! # None }
+//! ```
+//!
+//! **5. Read a failure.** A failing test says what a correct client reports, what yours
+//! reported, and what the server received and sent:
+//!
+//! ```text
+//! ---- jsonrpc/invalid-params ----
+//! fail (must): HTTP 200 whose body is a JSON-RPC error -32602: a protocol error, not a success
+//! call 0: fail
+//!   expected: JSONRPC_ERROR code=-32602
+//!   observed: TOOL_SUCCESS status=200 tool_posts=1
+//!   - outcome: expected JSONRPC_ERROR, observed TOOL_SUCCESS
+//!   - code: expected -32602, observed none
+//! transcript:
+//! → POST /mcp tools/call (call 0, +0 ms)
+//!     content-type: application/json
+//!     {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",…}
+//! ← 200 by script, ended: complete
+//!     HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n…
+//! ```
+//!
+//! Then fix the client, or, while a fix is pending, list the case in the
+//! [baseline](#the-baseline-accepted-deviations) with the reason.
+//!
+//! `examples/tutorial.rs` (in this crate's source) is this tutorial runnable, with a small
+//! reqwest client in place of `my_client`: `cargo run --example tutorial -- tool/`.
+//!
+//! # Writing an adapter
+//!
+//! An adapter gets a [`CallContext`] per call: the endpoint URL (a fresh `127.0.0.1` port per
+//! case), the tool name and arguments, the protocol version to prefer, and a timeout the client
+//! should apply to the whole call. It makes that call with the client under test and returns
+//! what the client reported as an [`Observation`]: the outcome word, the HTTP status and
+//! JSON-RPC code when the client knows them, and a free-text `detail`. It is never told the
+//! case's id or expectation, and it must not guess them: the point is what *the client*
+//! surfaces.
+//!
+//! | what your client surfaces | report |
+//! |---|---|
+//! | a result, `isError` absent or false | [`Outcome::ToolSuccess`] |
+//! | a result with `isError: true` | [`Outcome::ToolError`] |
+//! | "needs input" (`resultType: "input_required"`) | [`Outcome::InputRequired`] |
+//! | a JSON-RPC error object (with its code) | [`Outcome::JsonrpcError`] + `with_code` |
+//! | a non-2xx status (with the body's JSON-RPC code, if read) | [`Outcome::HttpError`] + `with_status` |
+//! | no response at all (refused, reset) | [`Outcome::ConnectionError`] |
+//! | its own timeout | [`Outcome::Timeout`] |
+//! | a body or stream that ended early | [`Outcome::StreamIncomplete`] |
+//! | an error that does not say which layer | [`Outcome::UnclassifiedError`] |
+//!
+//! The full vocabulary, with the layer each word belongs to, is [`Outcome`]; `NO_RESULT`,
+//! `UNEXPECTED_CONTENT_TYPE`, `MALFORMED_JSON`, `INVALID_ENVELOPE` and `INVALID_TOOL_RESULT` are
+//! for clients that tell those apart. When the client's error type hides the layer, report
+//! [`Outcome::UnclassifiedError`] rather than a guess: a guess that happens to match would pass
+//! a case the client does not really handle.
+//!
+//! The future is polled on a tokio runtime (current-thread, one per case, time and I/O
+//! enabled), under a deadline of the call's timeout plus a margin; when the deadline passes the
+//! future is dropped and the call is a `hang`. A panic inside it is an `adapter-error`. It must
+//! be `Send`.
+//!
+//! ## A reqwest-based client
+//!
+//! Build the client so that what the server sees is what your client decided: a proxy from the
+//! environment would answer for the loopback endpoint, and automatic redirects or retries send
+//! `tools/call` POSTs your code never asked for (the cases count them: `tool_posts`). A value
+//! of your own type keeps one `reqwest::Client` for every call:
+//!
+//! ```no_run
+//! use mcp_error_layers::{Adapter, AdapterReport, CallContext, Observation, Outcome};
+//!
+//! struct MyAdapter {
+//!     http: reqwest::Client,
+//! }
+//!
+//! impl Adapter for MyAdapter {
+//!     async fn call(&self, call: CallContext) -> AdapterReport {
+//!         let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+//!                                       "params": {"name": call.tool, "arguments": call.arguments}});
+//!         let sent = self.http.post(&call.endpoint)
+//!             .header("accept", "application/json, text/event-stream")
+//!             .header("content-type", "application/json")
+//!             .body(body.to_string())
+//!             .timeout(call.timeout)
+//!             .send()
+//!             .await;
+//!         let observation = match sent {
+//!             Err(e) if e.is_timeout() => Observation::new(Outcome::Timeout),
+//!             Err(e) => Observation::new(Outcome::ConnectionError).with_detail(e.to_string()),
+//!             Ok(r) if !r.status().is_success() => {
+//!                 Observation::new(Outcome::HttpError).with_status(r.status().as_u16())
+//!             }
+//!             // Hand the response to your client's own reading and map its result here.
+//!             Ok(_) => Observation::new(Outcome::UnclassifiedError),
+//!         };
+//!         observation.into()
+//!     }
+//! }
+//!
+//! mcp_error_layers::main!(MyAdapter {
+//!     http: reqwest::Client::builder()
+//!         .no_proxy()
+//!         .redirect(reqwest::redirect::Policy::none())
+//!         .build()
+//!         .unwrap(),
+//! });
+//! ```
+//!
+//! Two reqwest habits show up as failures: `response.text()` (or `.json()`) waits for the body
+//! to end, and an SSE stream that stays open after the response never ends (`sse/open-after-response`
+//! hangs); and `error_for_status()` drops the body, so the JSON-RPC code of a 4xx/5xx answer is
+//! lost (`transport/http-404-method-not-found`). Reading an SSE body as it arrives and deciding
+//! at the first JSON-RPC response fixes the first. A client that wants the spec's rules without
+//! writing them can feed response chunks to [`classify::Classifier`], the reference classifier,
+//! as [`adapter::reference::ReferenceAdapter`] does.
+//!
+//! ## An rmcp client
+//!
+//! An adapter for a client built on rmcp (the official Rust SDK) drives rmcp's public client
+//! API and maps what it surfaces. The names below follow rmcp's recent releases; check them
+//! against the version you use:
+//!
+//! 1. Connect with `StreamableHttpClientTransport::from_uri(call.endpoint)` and start the client
+//!    service on it (`().serve(transport)`, or your `ClientHandler`), which runs the
+//!    `initialize` handshake. rmcp negotiates its own protocol version: for a case whose
+//!    `call.protocol_version` rmcp cannot speak, return `AdapterReport::Unsupported`.
+//! 2. Call `call_tool` with the tool name and `call.arguments` (a JSON object), inside
+//!    `tokio::time::timeout(call.timeout, …)`, so that a stalled stream ends as `TIMEOUT`
+//!    instead of a `hang`. Count the handshake in the same deadline.
+//! 3. Map the result: `Ok(result)` is `TOOL_ERROR` when `result.is_error == Some(true)`, else
+//!    `TOOL_SUCCESS` (or `INPUT_REQUIRED` where rmcp exposes it); `Err(ServiceError::McpError(e))`
+//!    is `JSONRPC_ERROR` with `e.code.0`; an elapsed timeout is `TIMEOUT`; a transport error
+//!    whose source chain carries an HTTP status (rmcp's streamable-HTTP error type) is
+//!    `HTTP_ERROR` with it; anything else is `UNCLASSIFIED_ERROR` with the error chain as
+//!    detail.
+//!
+//! rmcp spawns tasks with `tokio::spawn`; that works on the runner's current-thread runtime,
+//! which ends with the case, so close the service at the end of the call (`cancel().await`).
+//! This crate's repository keeps a complete rmcp adapter, pinned and out of process, under
+//! `harness/adapters/rmcp/`; its mapping is a good starting point.
+//!
+//! # Configuration
+//!
+//! The second argument of [`main!`] is a [`Config`]; every part of it is optional:
+//!
+//! ```no_run
+//! # use mcp_error_layers::{AdapterReport, CallContext, Observation, Outcome};
+//! # async fn adapter(_: CallContext) -> AdapterReport { Observation::new(Outcome::ToolSuccess).into() }
+//! use mcp_error_layers::Config;
+//! use std::time::Duration;
+//!
+//! mcp_error_layers::main!(
+//!     adapter,
+//!     Config::new()
+//!         .cases("tests/mcp-cases")                       // your own cases, next to the built-in ones
+//!         .skip("sse/keepalive-forever")                  // a built-in case, or a folder: "sse/"
+//!         .baseline("tests/mcp-error-layers.baseline.toml")
+//!         .snapshots("tests/snapshots/mcp-error-layers")
+//!         .deadline_margin(Duration::from_millis(300))  // past the call's timeout: a hang
+//!         .strict(true)                                   // SHOULD-grade mismatches fail too
+//!         .adapter_name("my-client")                      // the name in reports
+//! );
+//! ```
+//!
+//! Relative paths resolve against your crate's manifest folder. The defaults, and the
+//! environment variables that set them:
+//!
+//! | setting | default |
+//! |---|---|
+//! | [`Config::cases`] | only the built-in cases (compiled into this crate) |
+//! | [`Config::skip`] | nothing skipped |
+//! | [`Config::snapshots`] | `tests/snapshots/mcp-error-layers/`; [`Config::no_snapshots`] turns them off |
+//! | [`Config::baseline`] | `tests/mcp-error-layers.baseline.toml`, if it exists |
+//! | [`Config::strict`] | `MCP_ERROR_LAYERS_STRICT` set to anything but `0` |
+//! | [`Config::reports`] | `MCP_ERROR_LAYERS_TAP`, `_JUNIT`, `_JSON`, `_HTML`, `_REPORT_DIR` ([`report::ReportPaths::from_env`]) |
+//! | [`Config::deadline_margin`] | one second |
+//! | [`Config::adapter_name`], [`Config::adapter_version`] | your package's name and version |
+//!
+//! # Your own cases
+//!
+//! A case is one TOML file: the replies a fake server sends to `tools/call`, and the outcome a
+//! correct client reports. The format is the built-in cases' (see `cases/README.md` in this
+//! crate's source). Put yours in a folder of your crate and name it with [`Config::cases`]:
+//!
+//! ```toml
+//! # tests/mcp-cases/gateway/slow-503.toml: runs as the test `gateway/slow-503`
+//! summary = "Our gateway's 503 after a pause: the client reports the status, and does not retry"
+//! grade = "must"
+//!
+//! [[call]]
+//! timeout_ms = 500
+//! expect = { outcome = "HTTP_ERROR", status = 503, tool_posts = 1 }
+//!
+//! [[call.reply]]
+//! status = 503
+//! delay_ms = 100
+//! headers = { "retry-after" = "1" }
+//! ```
+//!
+//! The path under the folder, without `.toml`, is the case's id and test name. An id that is
+//! also a built-in case's fails the run; name your folders after your product to avoid it. A
+//! file that does not load fails its own test with the key and what is wrong.
+//!
+//! # Snapshots
+//!
+//! Each case's record is snapshotted with insta as `<id with / as __>.snap` (`sse/final-result`
+//! → `sse__final-result.snap`): each call's verdict and observation (ports redacted), its
+//! `tool_posts`, and the requests the server received with their protocol headers
+//! ([`snapshot::SnapshotView`]). A failing or ignored case is snapshotted too, so a change in
+//! how the client fails shows up as well. insta's usual rules apply:
+//!
+//! - `cargo insta review` walks through new and changed snapshots; `cargo insta accept` takes
+//!   them all.
+//! - `INSTA_UPDATE=always` writes them in place, `new` (the default outside CI) writes
+//!   `.snap.new` files for review, `no` (the default on CI) writes nothing; a mismatch fails the
+//!   test in every mode but `always`.
+//! - `INSTA_FORCE_PASS=1` reports mismatches without failing.
+//!
+//! # The baseline: accepted deviations
+//!
+//! A client rarely gets everything right at once. The baseline, a TOML file in your crate
+//! (`tests/mcp-error-layers.baseline.toml` by default), lists the cases it may get wrong for
+//! now, each with the reason:
+//!
+//! ```toml
+//! # Deviations we accept for now: case id = "why".
+//! [accepted]
+//! "transport/http-404-method-not-found" = "we drop error bodies, so the JSON-RPC code is lost (#12)"
+//! "sse/keepalive-forever" = "no read timeout until the transport rewrite (#31)"
+//! ```
+//!
+//! | the case's verdict | listed | its test |
+//! |---|---|---|
+//! | pass | no | ok |
+//! | pass | yes | **fails**: `… passes now: remove it from the baseline` |
+//! | fail, hang, adapter-error | yes | ok, with a note on stderr |
+//! | fail, hang, adapter-error | no | fails on a MUST case (or any case when strict); a warning otherwise |
+//! | unsupported | either | ignored, with the adapter's reason |
+//! | the case file does not load | either | fails |
+//!
+//! Entries are whole case ids, each with a non-empty reason. An entry that names no case (a
+//! typo, a removed case), an unreadable file and an unknown key fail the test
+//! `mcp-error-layers::config`. When a fix lands, its case's test fails until you delete the
+//! entry, so the baseline only ever shrinks by decision.
+//!
+//! # Reports
+//!
+//! After the tests, the run prints its verdict counts:
+//!
+//! ```text
+//! mcp-error-layers: careless-client, 48 cases: 11 pass, 28 fail, 3 hang, 3 adapter-error, 3 unsupported; baseline: 1 accepted, 1 stale; 6 warnings; 0 snapshots changed
+//! ```
+//!
+//! and, when any report path is set, writes TAP, JUnit, JSON and HTML reports of every case
+//! that ran (libtest rejects flags it does not know, so the paths come from environment
+//! variables, or from [`Config::reports`]):
+//!
+//! ```text
+//! MCP_ERROR_LAYERS_REPORT_DIR=target/mcp cargo test --test mcp_errors
+//! MCP_ERROR_LAYERS_JUNIT=target/mcp.xml cargo test --test mcp_errors
+//! ```
+//!
+//! # Implicit (and possibly surprising) behavior
+//!
+//! - Relative paths in the [`Config`] resolve against your crate's manifest folder, wherever
+//!   `cargo test` runs from; the macro captures it at compile time.
+//! - A test's name is the case id; the listed name also carries the grade (`[must] tool/success`),
+//!   so `cargo test -- should` selects the SHOULD cases.
+//! - A SHOULD-grade mismatch passes with a `warning:` on stderr unless the run is strict; INFO
+//!   never fails.
+//! - Skipped built-in cases are listed as ignored; `cargo test -- --ignored` runs them anyway.
+//! - The test `mcp-error-layers::config` exists when the configuration names folders, skips or a
+//!   baseline file; it fails with every problem found in them.
+//! - A test can fail for two reasons at once, its verdict and its snapshot; the message has both.
+//! - With `--list` nothing runs and no report is written; with a filter the reports hold only
+//!   the cases that ran.
+//!
+//! # Known limitations
+//!
+//! - An in-process adapter must do its waiting asynchronously: the runner ends a hanging call by
+//!   dropping its future, and cannot interrupt a blocking call (`std::thread::sleep`, blocking
+//!   I/O). Such an adapter hangs the test instead of producing a `hang` verdict.
+//! - Each case runs on a current-thread tokio runtime of its own: `block_in_place` panics, and
+//!   anything that outlives the call (a spawned task, a pooled connection) dies with the case.
+//! - libtest-mimic does not capture output: what an adapter prints shows up between the test
+//!   lines, and `--nocapture` changes nothing.
+//! - Under cargo-nextest each test is a process of its own, so no report is written there; use
+//!   nextest's own JUnit output. nextest also shows an unsupported case as passed (its output
+//!   says it was ignored): libtest has no way to ignore a test once it runs.
+//! - insta's failure text says "Stopped on the first failure"; every case still runs.
+//! - Baseline entries cover whole cases (not single calls), and reports show an accepted
+//!   deviation with its verdict (they do not read the baseline).
+//!
+//! # The pieces
+//!
+//! In the order a case flows through them:
 //! - [`case`]: case files (TOML), discovered on disk or compiled in ([`case::builtin`]).
 //! - [`wire`]: the wire server, one per case on `127.0.0.1:0`, writing raw HTTP/1.1.
 //! - [`adapter`]: the client under test; [`adapter::reference::ReferenceAdapter`] is ours.
 //! - [`classify`]: the reference classifier, usable on its own by gateways.
 //! - [`runner`] and [`suite`]: one case, many cases; [`verdict`] compares.
 //! - [`explain`], [`transcript`], [`snapshot`]: what a person or a snapshot sees.
+//! - [`report`]: TAP, JUnit, JSON and HTML reports of a run.
+//! - [`entry`]: the `cargo test` entry, [`main!`] and [`Config`].
+//!
+//! The runner can also be used directly:
 //!
 //! ```no_run
 //! use mcp_error_layers::adapter::reference::ReferenceAdapter;
@@ -31,12 +436,19 @@
 pub mod adapter;
 pub mod case;
 pub mod classify;
+pub mod entry;
 pub mod explain;
 pub mod observation;
 pub mod outcome;
+pub mod report;
 pub mod runner;
 pub mod snapshot;
 pub mod suite;
 pub mod transcript;
 pub mod verdict;
 pub mod wire;
+
+pub use adapter::{Adapter, CallContext};
+pub use entry::Config;
+pub use observation::{AdapterReport, Observation};
+pub use outcome::Outcome;

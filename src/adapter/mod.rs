@@ -2,12 +2,21 @@
 //!
 //! An adapter is given one call (endpoint, tool, arguments, protocol version, timeout) and
 //! reports one observation. It is never given the case's id or expectation.
+//!
+//! Two traits: [`Adapter`] is what a Rust client project implements (one method). [`Driver`]
+//! is what the runner drives: every `Adapter` is one, and so is
+//! [`process::ProcessAdapter`], an adapter that is a program, which can also crash, print
+//! garbage or need starting before the call's deadline begins.
 
 use crate::observation::AdapterReport;
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[cfg(unix)]
+pub mod process;
 pub mod reference;
 
 /// Everything an adapter is told about one call.
@@ -59,4 +68,147 @@ impl CallContext {
 pub trait Adapter: Send + Sync {
     /// Makes the call and reports what the client observed.
     fn call(&self, call: CallContext) -> impl Future<Output = AdapterReport> + Send;
+}
+
+pub mod closure;
+
+/// What the runner drives for each call: an in-process [`Adapter`] (every one is a `Driver`)
+/// or an adapter that can fail in ways an `Adapter` cannot express, such as a program
+/// ([`process::ProcessAdapter`]).
+///
+/// For each call the runner awaits [`prepare`](Driver::prepare) first, outside the call's
+/// deadline, then awaits [`drive`](Driver::drive) under the deadline, dropping its future when
+/// the deadline passes (a `hang` verdict).
+pub trait Driver: Send + Sync {
+    /// What `prepare` hands to `drive`.
+    type Prepared: Send;
+
+    /// Gets ready for one call before its deadline starts, so that a slow start (a Node or
+    /// Python process announcing its persistent mode) does not count as the call's time.
+    /// It must finish in bounded time: the runner does not put a deadline on it.
+    fn prepare(&self) -> impl Future<Output = Self::Prepared> + Send;
+
+    /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
+    ///
+    /// What the driver writes to `log` is kept for the report, also when the future is dropped
+    /// at the deadline: an adapter program's stderr goes there as it arrives.
+    fn drive(
+        &self,
+        prepared: Self::Prepared,
+        call: CallContext,
+        log: &AdapterLog,
+    ) -> impl Future<Output = Result<AdapterReport, String>> + Send;
+}
+
+impl<A: Adapter> Driver for A {
+    type Prepared = ();
+
+    fn prepare(&self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
+
+    fn drive(
+        &self,
+        (): (),
+        call: CallContext,
+        _log: &AdapterLog,
+    ) -> impl Future<Output = Result<AdapterReport, String>> + Send {
+        let call = self.call(call);
+        async move { Ok(call.await) }
+    }
+}
+
+/// How much of an adapter's log a call keeps: the first and the last half of this survive,
+/// the middle is counted (a traceback at the end matters as much as the start-up lines).
+pub const LOG_CAP: usize = 64 * 1024;
+
+/// An adapter's log for one call (an adapter program's stderr), bounded by [`LOG_CAP`], plus
+/// notes from the driver itself (why it stopped reading, why it fell back).
+///
+/// Clones share one log: a driver's reading tasks append while the runner keeps a handle, so
+/// that what arrived before a deadline is not lost with the dropped future.
+#[derive(Debug, Clone, Default)]
+pub struct AdapterLog(Arc<Mutex<LogText>>);
+
+#[derive(Debug, Default)]
+struct LogText {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    dropped: u64,
+    notes: Vec<String>,
+}
+
+impl AdapterLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        AdapterLog::default()
+    }
+
+    /// Appends bytes the adapter wrote; beyond [`LOG_CAP`] the middle is dropped.
+    pub fn append(&self, bytes: &[u8]) {
+        let mut log = self.lock();
+        let room = (LOG_CAP / 2).saturating_sub(log.head.len());
+        let (head, rest) = bytes.split_at(room.min(bytes.len()));
+        log.head.extend_from_slice(head);
+        log.tail.extend(rest);
+        let excess = log.tail.len().saturating_sub(LOG_CAP / 2);
+        log.tail.drain(..excess);
+        log.dropped += excess as u64;
+    }
+
+    /// Adds a note of the driver's own, shown after the adapter's bytes.
+    pub fn note(&self, note: impl Into<String>) {
+        self.lock().notes.push(note.into());
+    }
+
+    /// The log as text (invalid UTF-8 replaced), or `None` when nothing was written.
+    pub fn text(&self) -> Option<String> {
+        let log = self.lock();
+        if log.head.is_empty() && log.tail.is_empty() && log.notes.is_empty() {
+            return None;
+        }
+        let mut text = String::from_utf8_lossy(&log.head).into_owned();
+        if log.dropped > 0 {
+            text.push_str(&format!("\n[… {} bytes left out …]\n", log.dropped));
+        }
+        let (front, back) = log.tail.as_slices();
+        text.push_str(&String::from_utf8_lossy(&[front, back].concat()));
+        for note in &log.notes {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[mcp-error-layers] ");
+            text.push_str(note);
+        }
+        Some(text)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LogText> {
+        // A panic elsewhere while holding the lock leaves a log that is still worth showing.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_keeps_its_head_and_tail_and_counts_the_middle() {
+        let log = AdapterLog::new();
+        assert_eq!(log.text(), None);
+        log.append(&vec![b'a'; LOG_CAP]);
+        log.append(b"middle");
+        log.append(&vec![b'z'; LOG_CAP / 2]);
+        log.note("killed");
+        let text = log.text().unwrap();
+        assert!(text.starts_with(&"a".repeat(LOG_CAP / 2)));
+        assert!(text.contains(&format!("[… {} bytes left out …]", LOG_CAP / 2 + 6)));
+        assert!(text.ends_with(&format!(
+            "{}\n[mcp-error-layers] killed",
+            "z".repeat(LOG_CAP / 2)
+        )));
+    }
 }

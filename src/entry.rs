@@ -1,0 +1,180 @@
+//! The `cargo test` entry of a client project: the [`main!`](crate::main!) macro and its
+//! [`Config`].
+//!
+//! The macro expands to the `main` of a `harness = false` test target. That `main` plans the run
+//! (built-in cases, your folders, skips, the baseline), makes one libtest trial per case, runs
+//! them with [libtest-mimic](https://docs.rs/libtest-mimic) (so filters, `--list`, `--exact`,
+//! `--ignored` and cargo-nextest behave as for any test binary), then writes the reports the
+//! configuration asks for and exits with libtest's code. See the [crate docs](crate) for a
+//! tutorial.
+
+mod baseline;
+mod config;
+mod judge;
+mod message;
+mod plan;
+mod snapshots;
+mod trial;
+
+pub use config::{Config, DEFAULT_BASELINE, DEFAULT_SNAPSHOTS, STRICT_VAR};
+#[doc(hidden)]
+pub use insta as __insta;
+#[doc(hidden)]
+pub use snapshots::AssertSnapshot;
+
+use crate::adapter::Driver;
+use crate::report::{ReportError, RunReport, write_all};
+use crate::runner::CaseRecord;
+use config::Resolved;
+use judge::Judge;
+use libtest_mimic::{Arguments, Conclusion};
+use plan::Plan;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use trial::Harness;
+
+/// Expands to `fn main()` of a `harness = false` test target that runs every case against an
+/// adapter.
+///
+/// ```no_run
+/// # use mcp_error_layers::{AdapterReport, CallContext, Observation, Outcome};
+/// # async fn my_adapter(_call: CallContext) -> AdapterReport {
+/// #     Observation::new(Outcome::ToolSuccess).into()
+/// # }
+/// // tests/mcp_errors.rs, with `[[test]] name = "mcp_errors" harness = false` in Cargo.toml
+/// mcp_error_layers::main!(my_adapter);
+/// ```
+///
+/// The first argument is any [`Adapter`](crate::Adapter): a value of your own type, an async
+/// function or an async closure (`|call: CallContext| async move { ... }`). Any other
+/// [`Driver`] works too, such as a [`ProcessAdapter`](crate::adapter::process::ProcessAdapter)
+/// for a client written in another language. The optional second argument is a
+/// [`Config`]:
+///
+/// ```no_run
+/// # use mcp_error_layers::{AdapterReport, CallContext, Observation, Outcome};
+/// # async fn my_adapter(_call: CallContext) -> AdapterReport {
+/// #     Observation::new(Outcome::ToolSuccess).into()
+/// # }
+/// mcp_error_layers::main!(my_adapter, mcp_error_layers::Config::new().cases("tests/mcp-cases"));
+/// ```
+///
+/// It must be a macro: it captures the client crate's `CARGO_MANIFEST_DIR` (relative paths in
+/// the config resolve against it) and package name, and it expands insta's snapshot assertion
+/// in the client's test file, so that snapshots belong to the client crate.
+#[macro_export]
+macro_rules! main {
+    ($adapter:expr $(,)?) => {
+        $crate::main!($adapter, $crate::Config::new());
+    };
+    ($adapter:expr, $config:expr $(,)?) => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::entry::__run(
+                $adapter,
+                $config,
+                $crate::entry::Caller {
+                    manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
+                    package: ::std::env!("CARGO_PKG_NAME"),
+                    version: ::std::env!("CARGO_PKG_VERSION"),
+                    assert_snapshot: |name, view| {
+                        $crate::entry::__insta::assert_yaml_snapshot!(name, view);
+                    },
+                },
+            )
+        }
+    };
+}
+
+/// What [`main!`](crate::main!) captures in the client crate.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    /// `CARGO_MANIFEST_DIR` of the client crate.
+    pub manifest_dir: &'static str,
+    /// `CARGO_PKG_NAME` of the client crate.
+    pub package: &'static str,
+    /// `CARGO_PKG_VERSION` of the client crate.
+    pub version: &'static str,
+    /// insta's assertion, expanded in the client crate.
+    pub assert_snapshot: AssertSnapshot,
+}
+
+/// The body of the `main` that [`main!`](crate::main!) generates.
+#[doc(hidden)]
+pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) -> ExitCode {
+    let args = Arguments::from_args();
+    let resolved = config.resolve(&caller);
+    let plan = Plan::new(&resolved);
+    let harness = Arc::new(harness(adapter, &resolved, &plan, &caller));
+    let conclusion = libtest_mimic::run(&args, harness.trials(&plan));
+    if args.list {
+        return conclusion.exit_code();
+    }
+    finish(&harness, &resolved, &conclusion)
+}
+
+fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> Harness<A> {
+    let snapshots = resolved
+        .snapshots
+        .as_ref()
+        .map(|folder| snapshots::Snapshots {
+            folder: folder.clone(),
+            shown: resolved.shown(folder),
+            assert: caller.assert_snapshot,
+        });
+    Harness {
+        adapter,
+        options: resolved.options.clone(),
+        judge: Judge {
+            strict: resolved.strict,
+            baseline: plan.baseline.clone(),
+            baseline_shown: resolved.shown(&resolved.baseline),
+        },
+        snapshots,
+        records: Mutex::new(Vec::new()),
+    }
+}
+
+/// After the trials: the verdict summary, the reports, the exit code.
+fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion) -> ExitCode {
+    let kept = harness.take_records();
+    if kept.is_empty() {
+        return conclusion.exit_code();
+    }
+    let summary = message::summary(&resolved.adapter.name, &harness.judge, &kept);
+    println!("{summary}");
+    let records = kept.into_iter().map(|k| k.record).collect();
+    match write_reports(records, resolved) {
+        Ok(()) => conclusion.exit_code(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(101)
+        }
+    }
+}
+
+/// Writes the reports the configuration asks for, if any, and says where they went.
+fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), ReportError> {
+    if !resolved.reports.any() {
+        return Ok(());
+    }
+    if one_process_per_test() {
+        eprintln!("{}", message::NO_REPORTS_UNDER_NEXTEST);
+        return Ok(());
+    }
+    let report = RunReport {
+        adapter: resolved.adapter.clone(),
+        protocol_version: None,
+        strict: resolved.strict,
+        cases,
+    };
+    write_all(&report, &resolved.reports)?;
+    println!("{}", message::reports_written(&resolved.reports));
+    Ok(())
+}
+
+/// cargo-nextest runs each test in a process of its own, where a report would hold one case
+/// and overwrite the previous one.
+fn one_process_per_test() -> bool {
+    std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test")
+}

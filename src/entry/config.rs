@@ -1,0 +1,252 @@
+//! [`Config`]: everything optional about a client project's run, and how it resolves against the
+//! client crate.
+
+use super::Caller;
+use crate::report::{AdapterInfo, ReportPaths};
+use crate::runner::RunOptions;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where snapshots go unless [`Config::snapshots`] says otherwise (in the client crate).
+pub const DEFAULT_SNAPSHOTS: &str = "tests/snapshots/mcp-error-layers";
+
+/// The baseline file read unless [`Config::baseline`] says otherwise (in the client crate).
+pub const DEFAULT_BASELINE: &str = "tests/mcp-error-layers.baseline.toml";
+
+/// The environment variable that makes a run strict (any value but `0`).
+pub const STRICT_VAR: &str = "MCP_ERROR_LAYERS_STRICT";
+
+/// Everything optional about a run of [`main!`](crate::main!), built with chained calls:
+///
+/// ```
+/// use mcp_error_layers::Config;
+/// use std::time::Duration;
+///
+/// let config = Config::new()
+///     .cases("tests/mcp-cases")          // your own cases, next to the built-in ones
+///     .skip("sse/")                      // built-in cases this client cannot be asked about
+///     .deadline_margin(Duration::from_millis(300))
+///     .adapter_name("my-client");
+/// ```
+///
+/// Relative paths resolve against the client crate's manifest folder (the folder of the
+/// `Cargo.toml` whose test target invokes the macro), not against the working directory.
+#[derive(Debug, Clone)]
+pub struct Config {
+    case_folders: Vec<PathBuf>,
+    skip: Vec<String>,
+    reports: Option<ReportPaths>,
+    strict: Option<bool>,
+    deadline_margin: Duration,
+    snapshots: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    adapter_name: Option<String>,
+    adapter_version: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            case_folders: Vec::new(),
+            skip: Vec::new(),
+            reports: None,
+            strict: None,
+            deadline_margin: RunOptions::default().deadline_margin,
+            snapshots: Some(PathBuf::from(DEFAULT_SNAPSHOTS)),
+            baseline: None,
+            adapter_name: None,
+            adapter_version: None,
+        }
+    }
+}
+
+impl Config {
+    /// The defaults: the built-in cases, reports from the environment, strict when
+    /// `MCP_ERROR_LAYERS_STRICT` is set, snapshots in `tests/snapshots/mcp-error-layers/`, the
+    /// baseline `tests/mcp-error-layers.baseline.toml` if it exists.
+    pub fn new() -> Self {
+        Config::default()
+    }
+
+    /// Adds a folder of case files; its cases run next to the built-in ones, with ids relative
+    /// to the folder. Call it once per folder. An id that is also a built-in case's is an error.
+    pub fn cases(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.case_folders.push(folder.into());
+        self
+    }
+
+    /// Skips built-in cases: an exact id (`sse/keepalive-forever`) or a folder (`sse/` or
+    /// `sse`). Skipped cases are listed as ignored and still run with `cargo test -- --ignored`.
+    /// A pattern that matches no built-in case is an error, so a typo cannot hide.
+    pub fn skip(mut self, pattern: impl Into<String>) -> Self {
+        self.skip.push(pattern.into());
+        self
+    }
+
+    /// Where to write the TAP, JUnit, JSON and HTML reports; the default reads the
+    /// `MCP_ERROR_LAYERS_*` variables ([`ReportPaths::from_env`]) when the run starts.
+    pub fn reports(mut self, paths: ReportPaths) -> Self {
+        self.reports = Some(paths);
+        self
+    }
+
+    /// Whether SHOULD-grade mismatches fail the run; the default is whether
+    /// `MCP_ERROR_LAYERS_STRICT` is set (to anything but `0`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = Some(strict);
+        self
+    }
+
+    /// How long past a call's own timeout the runner waits before it calls the call a hang
+    /// (default one second). Shorten it for a client known to hang, to keep runs fast.
+    pub fn deadline_margin(mut self, margin: Duration) -> Self {
+        self.deadline_margin = margin;
+        self
+    }
+
+    /// The folder for insta snapshots, one `<id with / as __>.snap` per case.
+    pub fn snapshots(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.snapshots = Some(folder.into());
+        self
+    }
+
+    /// No snapshots: cases are judged by their expectations alone.
+    pub fn no_snapshots(mut self) -> Self {
+        self.snapshots = None;
+        self
+    }
+
+    /// The baseline file of accepted deviations. A file named here must exist; the default one
+    /// is read only if it does.
+    pub fn baseline(mut self, file: impl Into<PathBuf>) -> Self {
+        self.baseline = Some(file.into());
+        self
+    }
+
+    /// The client's name in reports (default: the client crate's package name).
+    pub fn adapter_name(mut self, name: impl Into<String>) -> Self {
+        self.adapter_name = Some(name.into());
+        self
+    }
+
+    /// The client's version in reports (default: the client crate's package version).
+    pub fn adapter_version(mut self, version: impl Into<String>) -> Self {
+        self.adapter_version = Some(version.into());
+        self
+    }
+
+    /// Every default filled in and every path made absolute.
+    pub(super) fn resolve(self, caller: &Caller) -> Resolved {
+        let root = Path::new(caller.manifest_dir);
+        let baseline_required = self.baseline.is_some();
+        let baseline = self.baseline.unwrap_or_else(|| DEFAULT_BASELINE.into());
+        Resolved {
+            root: root.to_owned(),
+            case_folders: self.case_folders.iter().map(|f| root.join(f)).collect(),
+            skip: self.skip,
+            reports: self.reports.unwrap_or_else(ReportPaths::from_env),
+            strict: self.strict.unwrap_or_else(strict_from_env),
+            options: RunOptions {
+                deadline_margin: self.deadline_margin,
+                ..RunOptions::default()
+            },
+            snapshots: self.snapshots.map(|folder| root.join(folder)),
+            baseline: root.join(baseline),
+            baseline_required,
+            adapter: AdapterInfo {
+                name: self
+                    .adapter_name
+                    .unwrap_or_else(|| caller.package.to_owned()),
+                version: Some(
+                    self.adapter_version
+                        .unwrap_or_else(|| caller.version.to_owned()),
+                ),
+            },
+        }
+    }
+}
+
+fn strict_from_env() -> bool {
+    std::env::var_os(STRICT_VAR).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A [`Config`] with its defaults applied: what the run actually uses.
+#[derive(Debug, Clone)]
+pub(super) struct Resolved {
+    /// The client crate's manifest folder.
+    pub root: PathBuf,
+    pub case_folders: Vec<PathBuf>,
+    pub skip: Vec<String>,
+    pub reports: ReportPaths,
+    pub strict: bool,
+    pub options: RunOptions,
+    pub snapshots: Option<PathBuf>,
+    pub baseline: PathBuf,
+    /// Whether the baseline was named explicitly (and so must exist).
+    pub baseline_required: bool,
+    pub adapter: AdapterInfo,
+}
+
+impl Resolved {
+    /// `path` as a person reads it in a message: relative to the client crate when inside it.
+    pub fn shown(&self, path: &Path) -> String {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        relative.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller() -> Caller {
+        Caller {
+            manifest_dir: "/work/client",
+            package: "client",
+            version: "1.2.3",
+            assert_snapshot: |_, _| {},
+        }
+    }
+
+    #[test]
+    fn defaults_resolve_inside_the_client_crate() {
+        let resolved = Config::new().strict(false).resolve(&caller());
+        assert_eq!(
+            resolved.snapshots.as_deref(),
+            Some(Path::new("/work/client/tests/snapshots/mcp-error-layers"))
+        );
+        assert_eq!(
+            resolved.baseline,
+            Path::new("/work/client/tests/mcp-error-layers.baseline.toml")
+        );
+        assert!(!resolved.baseline_required);
+        assert_eq!(resolved.adapter.name, "client");
+        assert_eq!(resolved.adapter.version.as_deref(), Some("1.2.3"));
+        assert_eq!(
+            resolved.shown(&resolved.baseline),
+            "tests/mcp-error-layers.baseline.toml"
+        );
+    }
+
+    #[test]
+    fn explicit_settings_win_and_absolute_paths_stay() {
+        let resolved = Config::new()
+            .cases("mine")
+            .cases("/elsewhere/cases")
+            .baseline("ok.toml")
+            .no_snapshots()
+            .adapter_name("x")
+            .deadline_margin(Duration::from_millis(5))
+            .resolve(&caller());
+        assert_eq!(
+            resolved.case_folders,
+            [
+                PathBuf::from("/work/client/mine"),
+                PathBuf::from("/elsewhere/cases")
+            ]
+        );
+        assert!(resolved.baseline_required && resolved.snapshots.is_none());
+        assert_eq!(resolved.adapter.name, "x");
+        assert_eq!(resolved.options.deadline_margin, Duration::from_millis(5));
+    }
+}

@@ -1,0 +1,62 @@
+//! Snapshots of case records with insta, in a folder of the client crate.
+//!
+//! The assertion itself is a function the [`main!`](crate::main!) macro generates in the client's
+//! test file: insta's macros capture the crate they expand in (its workspace root, and the
+//! `source:` line of the snapshot header), which must be the client crate, not this library.
+
+use super::message;
+use crate::runner::CaseRecord;
+use crate::snapshot::SnapshotView;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+/// Asserts one snapshot by name: `insta::assert_yaml_snapshot!(name, view)`, expanded in the
+/// client crate.
+pub type AssertSnapshot = fn(&str, &SnapshotView);
+
+/// Where snapshots go and how to assert one.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshots {
+    /// The absolute snapshot folder.
+    pub folder: PathBuf,
+    /// The folder as a person reads it, for messages.
+    pub shown: String,
+    /// The assertion.
+    pub assert: AssertSnapshot,
+}
+
+impl Snapshots {
+    /// Checks `record` against its snapshot; a mismatch (or a new snapshot) is an error with the
+    /// command that reviews it. insta prints the diff itself and writes `.snap.new` files as
+    /// `INSTA_UPDATE` says.
+    pub(crate) fn check(&self, record: &CaseRecord) -> Result<(), String> {
+        let name = name(&record.id);
+        let view = SnapshotView::of(record);
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(&self.folder);
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_description(record.summary.clone());
+        // insta reports a mismatch by panicking; the record is already kept by then, and the
+        // panic becomes this test's failure message.
+        let is_new = !self.folder.join(format!("{name}.snap")).exists();
+        let assert = self.assert;
+        catch_unwind(AssertUnwindSafe(|| settings.bind(|| assert(&name, &view))))
+            .map_err(|_| message::snapshot_mismatch(&self.shown, &name, is_new))
+    }
+}
+
+/// The snapshot name of a case: its id with `/` as `__` (`sse/final-result` →
+/// `sse__final-result`), as snapshot names cannot hold path separators.
+pub(crate) fn name(id: &str) -> String {
+    id.replace('/', "__")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_flatten_the_id() {
+        assert_eq!(super::name("sse/final-result"), "sse__final-result");
+        assert_eq!(super::name("a/b/c"), "a__b__c");
+    }
+}
