@@ -39,8 +39,12 @@ fn answer_message(request: &Request, message: &Value, tool: &Tool, session: &str
     let modern = is_modern(request, message);
     match method {
         "initialize" => initialize(id, message, session),
-        "tools/list" => result(id, json!({"tools": [advertised(tool)]}), modern),
-        "server/discover" => result(id, discover(), true),
+        "tools/list" => result(
+            id,
+            cacheable(json!({"tools": [advertised(tool)]}), modern),
+            modern,
+        ),
+        "server/discover" => result(id, cacheable(discover(), true), true),
         "ping" => result(id, json!({}), modern),
         _ if modern => error(404, id, -32601, "Method not found"),
         _ => error(200, id, -32601, "Method not found"),
@@ -74,6 +78,17 @@ fn discover() -> Value {
         "capabilities": {"tools": {}},
         "serverInfo": server_info(),
     })
+}
+
+/// 2026-07-28 (SEP-2549) makes list and discovery results say how long they may be cached;
+/// SDKs that validate the schema reject a result without `ttlMs` and `cacheScope`. Nothing here
+/// may be cached: every case serves its own tool.
+fn cacheable(mut body: Value, modern: bool) -> Value {
+    if modern {
+        body["ttlMs"] = json!(0);
+        body["cacheScope"] = json!("public");
+    }
+    body
 }
 
 fn server_info() -> Value {
@@ -192,6 +207,27 @@ mod tests {
             true
         );
         assert!(listed["result"].get("resultType").is_none());
+    }
+
+    #[test]
+    fn modern_lists_and_discovery_carry_cache_fields_and_legacy_lists_do_not() {
+        let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+        let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], list.clone());
+        let modern = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        assert_eq!(
+            (&modern["result"]["ttlMs"], &modern["result"]["cacheScope"]),
+            (&json!(0), &json!("public"))
+        );
+        let (req, msg) = post(&[], list);
+        let legacy = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        assert!(legacy["result"].get("ttlMs").is_none());
+        let (req, msg) = post(
+            &[],
+            json!({"jsonrpc":"2.0","id":2,"method":"server/discover"}),
+        );
+        let discovered = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        assert_eq!(discovered["result"]["resultType"], "complete");
+        assert_eq!(discovered["result"]["ttlMs"], 0);
     }
 
     #[test]
