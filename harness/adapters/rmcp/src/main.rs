@@ -1,0 +1,491 @@
+//! mcp-error-layers adapter for rmcp, the official Rust MCP SDK (pinned in Cargo.toml / Cargo.lock).
+//!
+//! One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
+//! `MCP_ERROR_LAYERS_TOOL`, `MCP_ERROR_LAYERS_ARGUMENTS`, `MCP_ERROR_LAYERS_PROTOCOL_VERSION` and
+//! `MCP_ERROR_LAYERS_TIMEOUT_MS`. Exactly one JSON line goes to stdout; everything else to stderr.
+//!
+//! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
+//! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
+//! for the 2025 era), then `call_tool_once`, which returns a final result or an `input_required`
+//! one without driving further rounds. It maps what rmcp surfaces (`CallToolResponse`,
+//! `ServiceError`, `ClientInitializeError` and the transport errors inside them) to an outcome.
+//! It never sees the case.
+
+use std::error::Error as StdError;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
+    JsonObject, ProtocolVersion,
+};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
+use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
+use rmcp::transport::{DynamicTransportError, StreamableHttpClientTransport};
+use rmcp::{ErrorData as McpError, ServiceError};
+use serde_json::{Value, json};
+
+const MAX_DETAIL: usize = 600;
+/// rmcp's marker in the `data` of JSON-RPC errors its transport synthesizes itself.
+const TRANSPORT_CLOSED_MARKER: &str = "io.modelcontextprotocol/transportClosed";
+/// How long rmcp's own teardown (it DELETEs a 2025 session) may take once the call is observed.
+const TEARDOWN: Duration = Duration::from_secs(2);
+/// The pinned rmcp version (Cargo.toml says `=3.11.0`; keep the two in step), for `detail` and `clientInfo`.
+const RMCP_VERSION: &str = "3.11.0";
+
+/// One observation, as the contract prints it.
+#[derive(Debug, Clone)]
+pub enum Observation {
+    Outcome {
+        outcome: &'static str,
+        status: Option<u16>,
+        code: Option<i64>,
+        detail: String,
+    },
+    Unsupported(String),
+}
+
+impl Observation {
+    fn new(outcome: &'static str, detail: impl Into<String>) -> Self {
+        Self::Outcome {
+            outcome,
+            status: None,
+            code: None,
+            detail: tidy(&detail.into()),
+        }
+    }
+
+    fn with_status(mut self, value: u16) -> Self {
+        if let Self::Outcome { status, .. } = &mut self {
+            *status = Some(value);
+        }
+        self
+    }
+
+    fn with_code(mut self, value: i64) -> Self {
+        if let Self::Outcome { code, .. } = &mut self {
+            *code = Some(value);
+        }
+        self
+    }
+
+    /// The contract's JSON line, keys in the contract's order.
+    #[must_use]
+    pub fn to_json_line(&self) -> String {
+        match self {
+            Self::Outcome {
+                outcome,
+                status,
+                code,
+                detail,
+            } => format!(
+                "{{\"outcome\": {}, \"status\": {}, \"code\": {}, \"detail\": {}}}",
+                Value::from(*outcome),
+                json!(status),
+                json!(code),
+                Value::from(detail.as_str())
+            ),
+            Self::Unsupported(why) => json!({"unsupported": why}).to_string(),
+        }
+    }
+}
+
+fn tidy(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() > MAX_DETAIL {
+        let cut: String = text.chars().take(MAX_DETAIL).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+/// The error and its `source()` chain as text; a cause that repeats the text before it is skipped.
+fn describe(error: &(dyn StdError + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&(dyn StdError + 'static)> = Some(error);
+    while let Some(e) = current {
+        let text = e.to_string();
+        if parts.last().is_none_or(|last| !last.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+        if parts.len() >= 5 {
+            break;
+        }
+    }
+    parts.join(" <- caused by ")
+}
+
+/// A transport error without rmcp's wrapper (whose text is the transport's long type name), and
+/// with the HTTP client's causes, which `StreamableHttpError::Client` does not link as `source()`.
+fn describe_transport(error: &(dyn StdError + 'static)) -> String {
+    let inner: &(dyn StdError + 'static) = match error.downcast_ref::<DynamicTransportError>() {
+        Some(dynamic) => dynamic.error.as_ref(),
+        None => error,
+    };
+    let mut text = describe(inner);
+    for e in chain(inner) {
+        if let Some(StreamableHttpError::Client(http)) =
+            e.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+        {
+            for cause in chain(http as &(dyn StdError + 'static)).into_iter().skip(1) {
+                let cause = cause.to_string();
+                if !text.contains(&cause) {
+                    text = format!("{text} <- caused by {cause}");
+                }
+            }
+        }
+    }
+    text
+}
+
+/// The errors in a `source()` chain, outermost first.
+fn chain<'a>(error: &'a (dyn StdError + 'static)) -> Vec<&'a (dyn StdError + 'static)> {
+    let mut found = Vec::new();
+    let mut current = Some(error);
+    while let Some(e) = current {
+        found.push(e);
+        current = e.source();
+    }
+    found
+}
+
+/// A JSON-RPC error object rmcp handed to the caller. rmcp also synthesizes some (a response
+/// stream that closed before its response, a failed request stream); they are still JSON-RPC
+/// errors on rmcp's surface, so they are reported as such, and the detail says when rmcp marked
+/// one as its own.
+fn from_jsonrpc_error(where_: &str, error: &McpError) -> Observation {
+    let synthesized = error
+        .data
+        .as_ref()
+        .and_then(|data| data.get(TRANSPORT_CLOSED_MARKER))
+        .is_some();
+    let note = if synthesized {
+        " (rmcp marks this error as synthesized by its transport: transportClosed)"
+    } else {
+        ""
+    };
+    Observation::new(
+        "JSONRPC_ERROR",
+        format!(
+            "{where_}: JSON-RPC error {}: {}{note}",
+            error.code.0, error.message
+        ),
+    )
+    .with_code(i64::from(error.code.0))
+}
+
+/// Maps a transport error (inside `ServiceError::TransportSend` or
+/// `ClientInitializeError::TransportError`) by the typed errors in its source chain.
+fn from_transport_error(where_: &str, error: &(dyn StdError + 'static)) -> Observation {
+    eprintln!("transport error: {error:?}");
+    let text = format!("{where_}: transport error: {}", describe_transport(error));
+    for e in chain(error) {
+        if let Some(status) = e.downcast_ref::<HttpStatusError>() {
+            return http_status(text, status);
+        }
+        if let Some(e) = e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            match e {
+                StreamableHttpError::HttpStatus(status) => return http_status(text, status),
+                // The variant exists for exactly this status (and says so in its text).
+                StreamableHttpError::SessionExpired => {
+                    return Observation::new("HTTP_ERROR", text).with_status(404);
+                }
+                StreamableHttpError::AuthRequired(_) => {
+                    return Observation::new("HTTP_ERROR", text).with_status(401);
+                }
+                StreamableHttpError::InsufficientScope(_) => {
+                    return Observation::new("HTTP_ERROR", text).with_status(403);
+                }
+                StreamableHttpError::UnexpectedContentType(_) => {
+                    return Observation::new("UNEXPECTED_CONTENT_TYPE", text);
+                }
+                StreamableHttpError::UnexpectedEndOfStream => {
+                    return Observation::new("STREAM_INCOMPLETE", text);
+                }
+                StreamableHttpError::Deserialize(json) => {
+                    return match json.classify() {
+                        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                            Observation::new("MALFORMED_JSON", text)
+                        }
+                        // Well-formed JSON that is no JSON-RPC message rmcp accepts.
+                        serde_json::error::Category::Data => {
+                            Observation::new("INVALID_ENVELOPE", text)
+                        }
+                        serde_json::error::Category::Io => {
+                            Observation::new("UNCLASSIFIED_ERROR", text)
+                        }
+                    };
+                }
+                // The HTTP client's own error (its source() is not linked, so look inside).
+                StreamableHttpError::Client(http) => {
+                    if let Some(outcome) = from_reqwest_error(http) {
+                        return Observation::new(outcome, text);
+                    }
+                }
+                // UnexpectedServerResponse carries only text (a 4xx status, or a body that did not
+                // parse as a JSON-RPC message, are both folded into it): unclassified.
+                _ => {}
+            }
+        }
+        if let Some(http) = e.downcast_ref::<reqwest::Error>()
+            && let Some(outcome) = from_reqwest_error(http)
+        {
+            return Observation::new(outcome, text);
+        }
+    }
+    Observation::new("UNCLASSIFIED_ERROR", text)
+}
+
+fn http_status(text: String, status: &HttpStatusError) -> Observation {
+    let text = match &status.retry_after {
+        Some(value) => format!("{text} (retry_after: {value:?})"),
+        None => text,
+    };
+    Observation::new("HTTP_ERROR", text).with_status(status.status)
+}
+
+/// reqwest/hyper: what their error kinds say about the connection.
+fn from_reqwest_error(error: &reqwest::Error) -> Option<&'static str> {
+    if error.is_timeout() {
+        return Some("TIMEOUT");
+    }
+    if error.is_connect() {
+        return Some("CONNECTION_ERROR");
+    }
+    let causes = chain(error as &(dyn StdError + 'static));
+    let reset = causes.iter().any(|e| {
+        e.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            use std::io::ErrorKind::{
+                BrokenPipe, ConnectionAborted, ConnectionRefused, ConnectionReset,
+            };
+            matches!(
+                io.kind(),
+                ConnectionRefused | ConnectionReset | ConnectionAborted | BrokenPipe
+            )
+        })
+    });
+    // hyper: the connection closed before a complete response head, or (an io UnexpectedEof,
+    // "IncompleteBody") before the body it announced.
+    let incomplete = causes.iter().any(|e| {
+        e.downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_incomplete_message)
+            || e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+    });
+    if error.is_body() || error.is_decode() {
+        // A response had started (reqwest returns it after the headers) and its body broke off.
+        return (reset || incomplete).then_some("STREAM_INCOMPLETE");
+    }
+    if error.is_request() && (reset || incomplete) {
+        // Sending the request or waiting for the status line failed: reset, or closed before
+        // a complete response head ("connection closed before message completed").
+        return Some("CONNECTION_ERROR");
+    }
+    None
+}
+
+fn from_service_error(error: &ServiceError) -> Observation {
+    let where_ = "call_tool_once failed";
+    match error {
+        ServiceError::McpError(data) => from_jsonrpc_error(where_, data),
+        ServiceError::TransportSend(transport) => {
+            from_transport_error(where_, transport as &(dyn StdError + 'static))
+        }
+        ServiceError::Timeout { .. } => Observation::new("TIMEOUT", format!("{where_}: {error}")),
+        // rmcp's words for a tools/call answer that decodes as no CallToolResult /
+        // InputRequiredResult / CreateTaskResult: the result is not a valid tool result.
+        ServiceError::UnexpectedResponse => {
+            Observation::new("INVALID_TOOL_RESULT", format!("{where_}: {error}"))
+        }
+        // rmcp raises TransportClosed when the worker stops, and also in place of the JSON-RPC
+        // error its transport synthesizes when a request's response stream ends without a final
+        // response (a cut stream, undecodable SSE data, an answer to another id). Which of these
+        // it was is not on the surface.
+        ServiceError::TransportClosed => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("{where_}: {error} (ServiceError::TransportClosed)"),
+        ),
+        other => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("{where_}: {}", describe(other)),
+        ),
+    }
+}
+
+fn from_initialize_error(error: &ClientInitializeError) -> Observation {
+    let where_ = "connect failed";
+    match error {
+        ClientInitializeError::JsonRpcError(data) => from_jsonrpc_error(where_, data),
+        ClientInitializeError::TransportError {
+            error: transport, ..
+        } => from_transport_error(where_, transport as &(dyn StdError + 'static)),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            from_initialize_error(fallback)
+        }
+        other => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("{where_}: {}", describe(other)),
+        ),
+    }
+}
+
+fn from_response(response: CallToolResponse) -> Observation {
+    match response {
+        CallToolResponse::Complete(result) => {
+            let result_type = result
+                .result_type
+                .as_ref()
+                .map(|t| format!(" (resultType {:?})", t.as_str()))
+                .unwrap_or_default();
+            if result.is_error == Some(true) {
+                Observation::new(
+                    "TOOL_ERROR",
+                    format!(
+                        "call_tool_once returned Complete with is_error: Some(true){result_type}"
+                    ),
+                )
+            } else {
+                Observation::new(
+                    "TOOL_SUCCESS",
+                    format!("call_tool_once returned Complete{result_type}"),
+                )
+            }
+        }
+        CallToolResponse::InputRequired(_) => {
+            Observation::new("INPUT_REQUIRED", "call_tool_once returned InputRequired")
+        }
+        // A task handle (SEP-2663): not one of the outcomes; the adapter declares no tasks support.
+        CallToolResponse::Task(task) => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("call_tool_once returned a task handle: {task:?}"),
+        ),
+        #[allow(unreachable_patterns)]
+        other => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("call_tool_once returned {other:?}"),
+        ),
+    }
+}
+
+fn protocol_version(requested: &str) -> Option<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|known| known.as_str() == requested)
+        .cloned()
+}
+
+/// Makes one tool call with rmcp and returns the observation (reusable for a persistent mode).
+///
+/// The timeout bounds `call_tool_once` with `tokio::time::timeout`: rmcp's `call_tool_once` takes
+/// no request options (its `PeerRequestOptions::timeout` exists only on the lower-level
+/// `Peer::send_request_with_option`, which would bypass `call_tool_once`'s reading of the result),
+/// and the call is then dropped (abandoned), as an application with a deadline would do.
+pub async fn observe(
+    endpoint: &str,
+    tool: &str,
+    args: JsonObject,
+    version: &str,
+    timeout: Duration,
+) -> Observation {
+    let Some(version) = protocol_version(version) else {
+        return Observation::Unsupported(format!(
+            "rmcp {RMCP_VERSION} does not know protocol version {version:?}"
+        ));
+    };
+    let mut info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-error-layers-adapter", RMCP_VERSION),
+    );
+    // 2026-07-28 has no initialize: rmcp's Discover lifecycle probes server/discover and sends
+    // per-request metadata. The 2025 era: the initialize handshake, offering the requested version.
+    let lifecycle = if version.has_initialize() {
+        info = info.with_protocol_version(version.clone());
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        }
+    };
+    let transport = StreamableHttpClientTransport::from_uri(endpoint.to_owned());
+    // The case's timeout is for the call. The connect has no deadline of its own here (rmcp has
+    // no option for it either): a connect that never finishes is left to the runner's deadline.
+    let client = match info.serve_with_lifecycle(transport, lifecycle).await {
+        Ok(client) => client,
+        Err(error) => return from_initialize_error(&error),
+    };
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
+    let observation = match tokio::time::timeout(timeout, client.call_tool_once(params)).await {
+        Ok(Ok(response)) => from_response(response),
+        Ok(Err(error)) => from_service_error(&error),
+        Err(_) => Observation::new(
+            "TIMEOUT",
+            format!(
+                "call_tool_once did not finish within {timeout:?} (the adapter's deadline around it)"
+            ),
+        ),
+    };
+    match tokio::time::timeout(TEARDOWN, client.cancel()).await {
+        Ok(Ok(reason)) => eprintln!("rmcp stopped: {reason:?}"),
+        Ok(Err(error)) => eprintln!("rmcp stop failed: {error}"),
+        Err(_) => eprintln!("rmcp teardown took longer than {TEARDOWN:?}; abandoned"),
+    }
+    observation
+}
+
+fn env(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(value) => Ok(Some(value)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(error) => Err(format!("{name}: {error}")),
+    }
+}
+
+fn read_call() -> Result<(String, String, JsonObject, String, Duration), String> {
+    let endpoint = std::env::args()
+        .next_back()
+        .filter(|a| a.starts_with("http://") || a.starts_with("https://"))
+        .ok_or("usage: mcp-error-layers-adapter-rmcp <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)")?;
+    let tool = env("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?;
+    let args = env("MCP_ERROR_LAYERS_ARGUMENTS")?.unwrap_or_else(|| "{}".into());
+    let args: JsonObject = serde_json::from_str(&args)
+        .map_err(|e| format!("MCP_ERROR_LAYERS_ARGUMENTS is not a JSON object: {e}"))?;
+    let version = env("MCP_ERROR_LAYERS_PROTOCOL_VERSION")?.unwrap_or_else(|| "2026-07-28".into());
+    let timeout_ms: u64 = env("MCP_ERROR_LAYERS_TIMEOUT_MS")?
+        .unwrap_or_else(|| "5000".into())
+        .parse()
+        .map_err(|e| format!("MCP_ERROR_LAYERS_TIMEOUT_MS: {e}"))?;
+    Ok((
+        endpoint,
+        tool,
+        args,
+        version,
+        Duration::from_millis(timeout_ms.max(1)),
+    ))
+}
+
+fn main() -> ExitCode {
+    let (endpoint, tool, args, version, timeout) = match read_call() {
+        Ok(call) => call,
+        Err(message) => {
+            eprintln!("adapter error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("adapter error: cannot start a runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let observation = runtime.block_on(observe(&endpoint, &tool, args, &version, timeout));
+    println!("{}", observation.to_json_line());
+    // Do not wait for tasks rmcp may have left behind.
+    runtime.shutdown_background();
+    ExitCode::SUCCESS
+}
