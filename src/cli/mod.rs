@@ -58,10 +58,7 @@ pub fn print(text: &str) -> Result<(), Fatal> {
 
 /// Runs the command `args` names.
 pub fn dispatch(args: Cli) -> Result<ExitCode, Fatal> {
-    match args
-        .command
-        .unwrap_or(Command::Run(Box::default()))
-    {
+    match args.command.unwrap_or(Command::Run(Box::default())) {
         Command::Run(args) => run::run(*args),
         Command::List(args) => list::list(args),
         Command::Serve(args) => serve::serve(args),
