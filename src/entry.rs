@@ -102,8 +102,9 @@ pub struct Caller {
 /// The body of the `main` that [`main!`](crate::main!) generates.
 #[doc(hidden)]
 pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) -> ExitCode {
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
     let resolved = config.resolve(&caller);
+    args.test_threads = args.test_threads.or(resolved.test_threads);
     let plan = Plan::new(&resolved);
     let harness = Arc::new(harness(adapter, &resolved, &plan, &caller));
     let conclusion = libtest_mimic::run(&args, harness.trials(&plan));
@@ -131,6 +132,7 @@ fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> 
             baseline_shown: resolved.shown(&resolved.baseline),
         },
         snapshots,
+        unavailable: resolved.unavailable.clone(),
         records: Mutex::new(Vec::new()),
     }
 }

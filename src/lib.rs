@@ -288,6 +288,9 @@
 //! | [`Config::strict`] | `MCP_ERROR_LAYERS_STRICT` set to anything but `0` |
 //! | [`Config::reports`] | `MCP_ERROR_LAYERS_TAP`, `_JUNIT`, `_JSON`, `_HTML`, `_REPORT_DIR` ([`report::ReportPaths::from_env`]) |
 //! | [`Config::deadline_margin`] | one second |
+//! | [`Config::default_timeout`] | 5 s, for calls whose case names no timeout |
+//! | [`Config::test_threads`] | libtest's (`--test-threads`, else the number of cores) |
+//! | [`Config::unavailable`] | the client runs; with a reason, every case is ignored with it |
 //! | [`Config::adapter_name`], [`Config::adapter_version`] | your package's name and version |
 //!
 //! # Your own cases

@@ -42,6 +42,9 @@ pub struct Config {
     baseline: Option<PathBuf>,
     adapter_name: Option<String>,
     adapter_version: Option<String>,
+    default_timeout: Option<Duration>,
+    test_threads: Option<usize>,
+    unavailable: Option<String>,
 }
 
 impl Default for Config {
@@ -56,6 +59,9 @@ impl Default for Config {
             baseline: None,
             adapter_name: None,
             adapter_version: None,
+            default_timeout: None,
+            test_threads: None,
+            unavailable: None,
         }
     }
 }
@@ -135,6 +141,28 @@ impl Config {
         self
     }
 
+    /// The client timeout of every call whose case names none (default 5 s, the case format's
+    /// own). A shorter one keeps runs fast for a client that waits for its timeout where it
+    /// should fail fast; cases that name a timeout keep theirs.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// How many cases run at once when `--test-threads` is not given (default: libtest's, the
+    /// number of cores). Cases mostly wait on sockets and timers, so more than the cores helps.
+    pub fn test_threads(mut self, threads: usize) -> Self {
+        self.test_threads = Some(threads.max(1));
+        self
+    }
+
+    /// The client cannot run on this machine (a missing tool, a failed setup): every case is
+    /// reported as ignored with `reason`, none runs and none passes.
+    pub fn unavailable(mut self, reason: impl Into<String>) -> Self {
+        self.unavailable = Some(reason.into());
+        self
+    }
+
     /// Every default filled in and every path made absolute.
     pub(super) fn resolve(self, caller: &Caller) -> Resolved {
         let root = Path::new(caller.manifest_dir);
@@ -148,11 +176,14 @@ impl Config {
             strict: self.strict.unwrap_or_else(strict_from_env),
             options: RunOptions {
                 deadline_margin: self.deadline_margin,
+                default_timeout: self.default_timeout,
                 ..RunOptions::default()
             },
             snapshots: self.snapshots.map(|folder| root.join(folder)),
             baseline: root.join(baseline),
             baseline_required,
+            test_threads: self.test_threads,
+            unavailable: self.unavailable,
             adapter: AdapterInfo {
                 name: self
                     .adapter_name
@@ -184,6 +215,10 @@ pub(super) struct Resolved {
     pub baseline: PathBuf,
     /// Whether the baseline was named explicitly (and so must exist).
     pub baseline_required: bool,
+    /// Cases run at once unless `--test-threads` says otherwise.
+    pub test_threads: Option<usize>,
+    /// Why no case can run: every case trial is ignored with this reason.
+    pub unavailable: Option<String>,
     pub adapter: AdapterInfo,
 }
 
@@ -248,5 +283,19 @@ mod tests {
         assert!(resolved.baseline_required && resolved.snapshots.is_none());
         assert_eq!(resolved.adapter.name, "x");
         assert_eq!(resolved.options.deadline_margin, Duration::from_millis(5));
+        assert!(resolved.options.default_timeout.is_none() && resolved.unavailable.is_none());
+    }
+
+    #[test]
+    fn sdk_settings_reach_the_run() {
+        let resolved = Config::new()
+            .default_timeout(Duration::from_millis(1_500))
+            .test_threads(0)
+            .unavailable("no node")
+            .resolve(&caller());
+        let timeout = resolved.options.default_timeout;
+        assert_eq!(timeout, Some(Duration::from_millis(1_500)));
+        assert_eq!(resolved.test_threads, Some(1));
+        assert_eq!(resolved.unavailable.as_deref(), Some("no node"));
     }
 }

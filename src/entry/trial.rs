@@ -20,6 +20,8 @@ pub(crate) struct Harness<A> {
     pub options: RunOptions,
     pub judge: Judge,
     pub snapshots: Option<Snapshots>,
+    /// Why the client cannot run here ([`Config::unavailable`](crate::Config::unavailable)).
+    pub unavailable: Option<String>,
     /// Every record, in the order trials finished (trials run on several threads).
     pub records: Mutex<Vec<Kept>>,
 }
@@ -50,6 +52,9 @@ impl<A: Driver + 'static> Harness<A> {
         let harness = Arc::clone(self);
         let source = planned.source.clone();
         Trial::ignorable_test(source.id.clone(), move || {
+            if let Some(reason) = &harness.unavailable {
+                return Ok(Completion::ignored_with(format!("unavailable: {reason}")));
+            }
             let record = run_source_blocking(&harness.adapter, &source, &harness.options);
             harness.finish(record)
         })

@@ -209,8 +209,22 @@ async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, 
     return result
 
 
+def serve() -> int:
+    """Persistent mode (docs/adapters.md): announce, then one request line in, one observation
+    line out, one call at a time, until stdin closes."""
+    print(json.dumps({"persistent": 1}), flush=True)
+    for line in sys.stdin:
+        if line.strip():
+            r = json.loads(line)
+            result = anyio.run(observe, r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"])
+            print(json.dumps(result), flush=True)
+    return 0
+
+
 def main() -> int:
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("MCP_ERROR_LAYERS_LOG", "WARNING"))
+    if os.environ.get("MCP_ERROR_LAYERS_MODE") == "persistent":
+        return serve()
     if len(sys.argv) < 2 or not re.match(r"^https?://", sys.argv[-1]):
         print("usage: adapter.py <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)", file=sys.stderr)
         return 2

@@ -14,12 +14,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const SDK_VERSION = require('@modelcontextprotocol/sdk/package.json').version;
+// Read from the file: the package's `exports` map resolves `./package.json` to dist/cjs's stub.
+const SDK_VERSION = JSON.parse(
+  readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url)),
+).version;
 
 // Cause codes of a `fetch failed` TypeError (undici) that mean no HTTP response arrived.
 const CONNECTION_CAUSES = new Set([
@@ -224,7 +226,28 @@ function isMain() {
   }
 }
 
-if (isMain()) {
+// Persistent mode (docs/adapters.md): announce, then one request line in, one observation line
+// out, one call at a time, until stdin closes.
+async function serve() {
+  process.stdout.write('{"persistent": 1}\n');
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line);
+    const obs = await observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms);
+    process.stdout.write(`${JSON.stringify(obs)}\n`);
+  }
+}
+
+if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
+  serve().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(`adapter error: ${describe(error)}`);
+      process.exit(2);
+    },
+  );
+} else if (isMain()) {
   main().then(
     (obs) => process.stdout.write(`${JSON.stringify(obs)}\n`, () => process.exit(0)),
     (error) => {

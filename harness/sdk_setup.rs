@@ -1,0 +1,256 @@
+//! Shared by the `sdk_*` test targets: automatic, cached setup of one SDK adapter under
+//! `harness/adapters/`, and the [`Config`] its matrix runs with.
+//!
+//! Setup happens before the trials, once per run, under a lock folder so that parallel runs
+//! (two `cargo test`s, nextest's processes) do not install into the same place at once:
+//!
+//! - `typescript-sdk`: `npm ci` when `node_modules` is missing or older than `package-lock.json`
+//!   (a marker file records the last install);
+//! - `python-sdk`: a virtualenv in `<target>/sdk-venvs/python-sdk` (`python3 -m venv`, then
+//!   `pip install --no-deps -r requirements.lock`), rebuilt when the lock's hash, kept in a
+//!   marker file, changes;
+//! - `rmcp`: `cargo build --release --locked` with `CARGO_TARGET_DIR=<target>/sdk-rmcp` (cargo
+//!   caches it).
+//!
+//! `<target>` is `CARGO_TARGET_DIR`, else `target/` in this crate. A machine without the tool
+//! (or whose setup fails) reports every case of that SDK as ignored, with the reason; with
+//! `MCP_ERROR_LAYERS_REQUIRE_SDKS=1` (CI) it fails the run instead.
+
+#![allow(dead_code)] // each target uses one SDK of three
+
+use mcp_error_layers::Config;
+use mcp_error_layers::adapter::process::ProcessAdapter;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Set (to anything but `0`) to make an SDK that cannot be set up fail the run.
+pub const REQUIRE_VAR: &str = "MCP_ERROR_LAYERS_REQUIRE_SDKS";
+
+/// The client timeout of calls whose case names none: SDKs that wait for their timeout where
+/// they should fail fast (a `202`, a response with another id, a cut stream) cost this much.
+const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1_500);
+/// Cases at once: they mostly wait on sockets and timers.
+const THREADS: usize = 8;
+/// How long a persistent adapter has to announce itself (not part of any call's time): Python
+/// imports the SDK first, which takes seconds on a loaded machine.
+const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(15);
+/// Past the call's timeout before the runner calls it a hang: room for the SDK's connect and
+/// teardown on a loaded machine, so that an SDK's own TIMEOUT is not taken for a hang.
+const DEADLINE_MARGIN: Duration = Duration::from_secs(3);
+
+/// One SDK adapter.
+pub struct Sdk {
+    /// Its folder under `harness/adapters/`, its name in reports and its snapshot folder.
+    pub name: &'static str,
+    /// The pinned SDK version.
+    pub version: &'static str,
+    /// Whether the adapter serves many calls per process (persistent mode): Node and Python
+    /// start slowly, rmcp's binary does not.
+    pub persistent: bool,
+    /// Sets it up; returns the command (program, then arguments) or why it cannot run.
+    setup: fn(&Paths) -> Result<Vec<PathBuf>, String>,
+}
+
+pub const TYPESCRIPT: Sdk = Sdk {
+    name: "typescript-sdk",
+    version: "1.32.2",
+    persistent: true,
+    setup: typescript,
+};
+
+pub const PYTHON: Sdk = Sdk {
+    name: "python-sdk",
+    version: "2.3.0",
+    persistent: true,
+    setup: python,
+};
+
+pub const RMCP: Sdk = Sdk {
+    name: "rmcp",
+    version: "3.11.0",
+    persistent: false,
+    setup: rmcp,
+};
+
+/// Where things are.
+struct Paths {
+    /// `harness/adapters/<name>`.
+    adapter: PathBuf,
+    /// The target folder.
+    target: PathBuf,
+}
+
+/// The setup's result, computed once per process (the adapter and the config both need it).
+fn command(sdk: &Sdk) -> &'static Result<Vec<PathBuf>, String> {
+    static COMMAND: OnceLock<Result<Vec<PathBuf>, String>> = OnceLock::new();
+    COMMAND.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| root.join("target"), |dir| root.join(dir));
+        let paths = Paths {
+            adapter: root.join("harness/adapters").join(sdk.name),
+            target,
+        };
+        let started = Instant::now();
+        let result = locked(&paths.target, sdk.name, || (sdk.setup)(&paths));
+        if let Err(reason) = &result {
+            let required = std::env::var_os(REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+            if required {
+                eprintln!("error: {}: {reason} ({REQUIRE_VAR} is set)", sdk.name);
+                std::process::exit(101);
+            }
+            eprintln!("warning: {}: every case is ignored: {reason}", sdk.name);
+        } else if started.elapsed() > Duration::from_secs(2) {
+            eprintln!("{}: set up in {:.1?}", sdk.name, started.elapsed());
+        }
+        result
+    })
+}
+
+/// The adapter program of `sdk`.
+pub fn adapter(sdk: &Sdk) -> ProcessAdapter {
+    let command = match command(sdk) {
+        Ok(command) => command.clone(),
+        Err(_) => vec![PathBuf::from("false")], // never started: every trial is ignored
+    };
+    let adapter = ProcessAdapter::new(&command[0], &command[1..]);
+    match sdk.persistent {
+        true => adapter.with_announce_timeout(ANNOUNCE_TIMEOUT),
+        false => adapter.one_shot(),
+    }
+}
+
+/// The configuration of `sdk`'s matrix: its snapshots, its baseline, short timeouts. When the
+/// SDK cannot run, neither is read (a packaged copy of this crate has no `harness/adapters/`).
+pub fn config(sdk: &Sdk) -> Config {
+    let config = Config::new()
+        .adapter_name(sdk.name)
+        .adapter_version(sdk.version);
+    if let Err(reason) = command(sdk) {
+        return config
+            .no_snapshots()
+            .unavailable(format!("{}: {reason}", sdk.name));
+    }
+    config
+        .snapshots(format!("snapshots/{}", sdk.name))
+        .baseline(format!("harness/adapters/{}/baseline.toml", sdk.name))
+        .default_timeout(DEFAULT_TIMEOUT)
+        .deadline_margin(DEADLINE_MARGIN)
+        .test_threads(THREADS)
+}
+
+/// `npm ci` unless `node_modules` is newer than the lock; then `node adapter.mjs`.
+fn typescript(paths: &Paths) -> Result<Vec<PathBuf>, String> {
+    run(Command::new("node").arg("--version"), "node")?;
+    let marker = paths.adapter.join("node_modules/.mcp-error-layers-npm-ci");
+    if modified(&marker) < modified(&paths.adapter.join("package-lock.json")) {
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&paths.adapter);
+        run(&mut npm, "npm ci")?;
+        write(&marker, "")?;
+    }
+    Ok(vec!["node".into(), paths.adapter.join("adapter.mjs")])
+}
+
+/// A virtualenv with the lock installed, rebuilt when the lock changes; then `python
+/// adapter.py`.
+fn python(paths: &Paths) -> Result<Vec<PathBuf>, String> {
+    let venv = paths.target.join("sdk-venvs/python-sdk");
+    let lock = paths.adapter.join("requirements.lock");
+    let hash = std::fs::read(&lock)
+        .map(|bytes| format!("{:016x}\n", fnv1a(&bytes)))
+        .map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
+    let marker = venv.join(".mcp-error-layers-lock-hash");
+    let python = venv.join("bin/python");
+    if std::fs::read_to_string(&marker).ok().as_deref() != Some(hash.as_str()) {
+        let _ = std::fs::remove_dir_all(&venv);
+        let mut create = Command::new("python3");
+        create.args(["-m", "venv"]).arg(&venv);
+        run(&mut create, "python3 -m venv")?;
+        let mut pip = Command::new(venv.join("bin/pip"));
+        pip.args([
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "-r",
+        ])
+        .arg(&lock);
+        run(&mut pip, "pip install -r requirements.lock")?;
+        write(&marker, &hash)?;
+    }
+    Ok(vec![python, paths.adapter.join("adapter.py")])
+}
+
+/// `cargo build --release --locked` into `<target>/sdk-rmcp` (a no-op when up to date).
+fn rmcp(paths: &Paths) -> Result<Vec<PathBuf>, String> {
+    let target = paths.target.join("sdk-rmcp");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .args(["build", "-q", "--release", "--locked", "--manifest-path"])
+        .arg(paths.adapter.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target);
+    run(&mut build, "cargo build of the rmcp adapter")?;
+    Ok(vec![target.join("release/mcp-error-layers-adapter-rmcp")])
+}
+
+/// Runs `command`; a failure is the last lines of its output.
+fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&output.stderr);
+    let tail: Vec<&str> = text.lines().rev().take(5).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    Err(format!(
+        "{what} failed ({}): {}",
+        output.status,
+        tail.join(" / ")
+    ))
+}
+
+/// Runs `setup` holding `<target>/sdk-setup-<name>.lock` (a folder: creating it is atomic).
+/// A lock older than ten minutes is left over from a killed run and is taken over.
+fn locked<T>(target: &Path, name: &str, setup: impl FnOnce() -> T) -> T {
+    let lock = target.join(format!("sdk-setup-{name}.lock"));
+    let _ = std::fs::create_dir_all(target);
+    while std::fs::create_dir(&lock).is_err() {
+        let age = std::fs::metadata(&lock)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok());
+        match age {
+            Some(age) if age > Duration::from_secs(600) => {
+                let _ = std::fs::remove_dir(&lock);
+            }
+            None if !lock.exists() => {}
+            _ => std::thread::sleep(Duration::from_millis(200)),
+        }
+    }
+    let result = setup();
+    let _ = std::fs::remove_dir(&lock);
+    result
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// FNV-1a, 64 bits: enough to notice that the lock file changed.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
