@@ -55,6 +55,23 @@ pub enum Grade {
     Info,
 }
 
+impl Grade {
+    /// The word case files and reports use: `must`, `should`, `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grade::Must => "must",
+            Grade::Should => "should",
+            Grade::Info => "info",
+        }
+    }
+}
+
+impl std::fmt::Display for Grade {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The tool the server advertises.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -66,7 +66,7 @@ fn row(source: &CaseSource) -> Row {
         Ok(case) => Row {
             id: case.id,
             layer: case.file.call[0].expect.outcome.layer().to_string(),
-            grade: format!("{:?}", case.file.grade).to_lowercase(),
+            grade: case.file.grade.to_string(),
             summary: case.file.summary,
             outcomes: case
                 .file

@@ -151,7 +151,7 @@ fn live_line(record: &CaseRecord, strict: bool) -> String {
         Status::Fail => record.verdict.as_str(),
         status => status.as_str(),
     };
-    let grade = format!("{:?}", record.grade).to_lowercase();
+    let grade = record.grade.as_str();
     let mut line = format!("{word:<13} {grade:<6} {}", record.id);
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));

@@ -11,18 +11,9 @@ use crate::verdict::Verdict;
 use std::fmt::Write;
 use std::path::Path;
 
-/// The word for a grade, as case files spell it.
-pub(crate) fn grade(grade: Grade) -> &'static str {
-    match grade {
-        Grade::Must => "must",
-        Grade::Should => "should",
-        Grade::Info => "info",
-    }
-}
-
 /// A failing case: verdict, grade and summary, then the whole explanation.
 pub(crate) fn failure(record: &CaseRecord) -> String {
-    let mut text = format!("{} ({})", record.verdict, grade(record.grade));
+    let mut text = format!("{} ({})", record.verdict, record.grade);
     if !record.summary.is_empty() {
         let _ = write!(text, ": {}", record.summary);
     }

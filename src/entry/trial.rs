@@ -46,7 +46,7 @@ impl<A: Driver + 'static> Harness<A> {
 
     fn trial(self: &Arc<Self>, planned: &Planned) -> Trial {
         let kind = match planned.source.load() {
-            Ok(case) => message::grade(case.file.grade),
+            Ok(case) => case.file.grade.as_str(),
             Err(_) => "broken",
         };
         let harness = Arc::clone(self);

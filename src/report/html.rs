@@ -211,7 +211,7 @@ fn case_row(page: &mut String, row: &Row<'_>, reports: &[JsonReport]) {
         page,
         "<tr data-case=\"{id}\"><th scope=\"row\"><code>{id}</code>\
          <span class=\"grade\">{}</span><span class=\"sub\">{}</span></th>",
-        super::grade_word(row.grade),
+        row.grade.as_str(),
         esc(row.summary),
         id = esc(row.id)
     );

@@ -6,7 +6,7 @@
 //! count every `<failure>` as a failed build, so the mismatch is a property (`warning`) and a
 //! note on `system-err` instead.
 
-use super::{Reporter, RunReport, Status, adapter_log, grade_word, mismatch_line, skip_reason};
+use super::{Reporter, RunReport, Status, adapter_log, mismatch_line, skip_reason};
 use crate::explain::explain;
 use crate::runner::CaseRecord;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
@@ -65,7 +65,7 @@ fn test_case(record: &CaseRecord, strict: bool) -> TestCase {
     let mut case = TestCase::new(record.id.as_str(), case_status(record, status));
     case.set_classname(classname(&record.id));
     case.set_time(record.duration);
-    case.add_property(Property::new("grade", grade_word(record.grade)));
+    case.add_property(Property::new("grade", record.grade.as_str()));
     case.add_property(Property::new("verdict", record.verdict.as_str()));
     if status == Status::Fail {
         case.set_system_out(explain(record));
@@ -88,7 +88,7 @@ fn system_err(record: &CaseRecord, status: Status) -> String {
         let _ = write!(
             err,
             "warning ({}-grade {}, does not fail the run):\n{}",
-            grade_word(record.grade),
+            record.grade.as_str(),
             record.verdict,
             explain(record)
         );

@@ -6,7 +6,6 @@
 //! by the same [`Status`], so their counts agree. The formats, the JSON schema and the
 //! environment variables are documented in `docs/reports.md`.
 
-use crate::case::Grade;
 use crate::explain::{expected, observed};
 use crate::observation::AdapterReport;
 use crate::runner::{CallRecord, CaseRecord};
@@ -288,13 +287,4 @@ pub fn adapter_log(call: &CallRecord) -> Option<&str> {
 pub fn one_line(text: &str) -> String {
     let joined: Vec<&str> = text.split_whitespace().collect();
     joined.join(" ")
-}
-
-/// The grade's word: `must`, `should`, `info`.
-pub fn grade_word(grade: Grade) -> &'static str {
-    match grade {
-        Grade::Must => "must",
-        Grade::Should => "should",
-        Grade::Info => "info",
-    }
 }

@@ -6,7 +6,7 @@
 //! TODO marks a known-broken item that a harness does not count as a failure, which is exactly
 //! what a warning is here.
 
-use super::{Counts, Reporter, RunReport, Status, grade_word, mismatch_line, skip_reason};
+use super::{Counts, Reporter, RunReport, Status, mismatch_line, skip_reason};
 use crate::explain::{expected, observed};
 use crate::runner::{CallRecord, CaseRecord};
 use crate::transcript;
@@ -81,11 +81,7 @@ fn todo_reason(record: &CaseRecord) -> String {
         crate::case::Grade::Should => "fails the run only when strict",
         _ => "never fails the run",
     };
-    format!(
-        "{}-grade {}: {when}",
-        grade_word(record.grade),
-        record.verdict
-    )
+    format!("{}-grade {}: {when}", record.grade.as_str(), record.verdict)
 }
 
 /// A description or directive reason on one line, with `#` and `\` escaped as TAP 14 asks.
@@ -102,7 +98,7 @@ fn diagnostics(record: &CaseRecord, severity: &str) -> String {
     field(&mut y, 0, "severity", severity);
     field(&mut y, 0, "id", &quoted(&record.id));
     field(&mut y, 0, "summary", &quoted(&record.summary));
-    field(&mut y, 0, "grade", grade_word(record.grade));
+    field(&mut y, 0, "grade", record.grade.as_str());
     field(&mut y, 0, "verdict", record.verdict.as_str());
     if let Some(error) = &record.error {
         text_field(&mut y, 0, "error", error);
