@@ -27,7 +27,7 @@ fn explain_call(out: &mut String, index: usize, call: &CallRecord) {
     let _ = writeln!(out, "  expected: {}", expected(call));
     let _ = writeln!(out, "  observed: {}", observed(call));
     if call.verdict != Verdict::Pass {
-        for problem in &call.problems {
+        for problem in call.all_problems() {
             let _ = writeln!(out, "  - {problem}");
         }
         // An out-of-process adapter's stderr is often the only clue to why it failed.

@@ -438,8 +438,10 @@
 
 pub mod adapter;
 pub mod case;
+pub mod checks;
 pub mod classify;
 pub mod entry;
+pub mod era;
 pub mod explain;
 pub mod observation;
 pub mod outcome;

@@ -18,6 +18,14 @@ pub struct Observation {
     /// Free text from the client: its own words for what happened.
     #[serde(default)]
     pub detail: String,
+    /// The retry policy the client ran the call with, in its own words (the reference client
+    /// says `never` or `repeatable-tools`). Reports show it next to the server's POST count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<String>,
+    /// How many `tools/call` requests the client says it sent. When given, the runner compares
+    /// it with what the server received: a difference is a retry the client does not know of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 impl Observation {
@@ -28,6 +36,8 @@ impl Observation {
             status: None,
             code: None,
             detail: String::new(),
+            retry: None,
+            attempts: None,
         }
     }
 
@@ -40,6 +50,18 @@ impl Observation {
     /// Sets the JSON-RPC error code.
     pub fn with_code(mut self, code: i64) -> Self {
         self.code = Some(code);
+        self
+    }
+
+    /// Sets the retry policy the client ran with.
+    pub fn with_retry(mut self, policy: impl Into<String>) -> Self {
+        self.retry = Some(policy.into());
+        self
+    }
+
+    /// Sets how many `tools/call` requests the client sent.
+    pub fn with_attempts(mut self, attempts: u32) -> Self {
+        self.attempts = Some(attempts);
         self
     }
 

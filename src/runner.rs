@@ -3,8 +3,9 @@
 
 use crate::adapter::{AdapterLog, CallContext, Driver};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
+use crate::checks::{self, Check};
 use crate::observation::AdapterReport;
-use crate::verdict::{Verdict, mismatches};
+use crate::verdict::{Counts, Verdict, mismatches};
 use crate::wire::{Exchange, WireServer};
 use serde::Serialize;
 use serde_json::Value;
@@ -71,8 +72,11 @@ pub struct CallRecord {
     pub adapter_log: Option<String>,
     /// The verdict.
     pub verdict: Verdict,
-    /// The mismatches behind a `fail`, or what went wrong for `hang` / `adapter-error`.
+    /// The mismatches with the expectation behind a `fail`, or what went wrong for `hang` /
+    /// `adapter-error`. Failed request checks are in `checks`.
     pub problems: Vec<String>,
+    /// The request checks that applied to this call, passed or not.
+    pub checks: Vec<Check>,
     /// `tools/call` POSTs the server received during this call.
     pub tool_posts: u32,
     /// Wall time of the call.
@@ -80,20 +84,54 @@ pub struct CallRecord {
     pub duration: Duration,
 }
 
+impl CallRecord {
+    /// The verdict on the expectation alone, leaving the request checks aside.
+    pub fn expectation_verdict(&self) -> Verdict {
+        match self.verdict {
+            Verdict::Fail if self.problems.is_empty() => Verdict::Pass,
+            verdict => verdict,
+        }
+    }
+
+    /// The checks that failed.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+
+    /// Everything wrong with the call, for people: the mismatches, then each failed check.
+    pub fn all_problems(&self) -> Vec<String> {
+        let checks = self.failed_checks().map(Check::failure_line);
+        self.problems.iter().cloned().chain(checks).collect()
+    }
+}
+
 fn millis<S: serde::Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(duration.as_millis() as u64)
 }
 
 impl CaseRecord {
-    /// Whether this case fails the run: a case that did not run always does; otherwise a
-    /// verdict other than pass or unsupported does on a MUST case, and on a SHOULD case when
-    /// the run is strict. INFO cases never fail a run.
+    /// Whether this case fails the run: a case that did not run always does; otherwise a call
+    /// that does not meet its expectation does under the case's grade, and a failed request
+    /// check does under the check's own grade (MUST always, SHOULD when strict, INFO never).
     pub fn fails_run(&self, strict: bool) -> bool {
+        self.fails_run_accepting(strict, &|_| false)
+    }
+
+    /// [`fails_run`](Self::fails_run), with the checks `accepted` names not counting.
+    pub fn fails_run_accepting(&self, strict: bool, accepted: &dyn Fn(&str) -> bool) -> bool {
         if self.error.is_some() {
             return true;
         }
-        let mismatch = !matches!(self.verdict, Verdict::Pass | Verdict::Unsupported);
-        mismatch && (self.grade == Grade::Must || (strict && self.grade == Grade::Should))
+        self.calls.iter().any(|call| {
+            let unmet = !matches!(
+                call.expectation_verdict(),
+                Verdict::Pass | Verdict::Unsupported
+            );
+            let failed_check = call
+                .failed_checks()
+                .any(|c| !accepted(c.name) && c.grade.fails(strict));
+            (unmet && self.grade.fails(strict)) || failed_check
+        })
     }
 
     /// A case that could not run: it fails with `error` and has no calls.
@@ -169,8 +207,10 @@ async fn run_call<D: Driver>(
     let deadline = context.timeout + options.deadline_margin;
     let log = AdapterLog::new();
     let (ended, duration) = drive_call(adapter, context, deadline, &log).await;
-    let tool_posts = server.tool_posts(index);
+    let exchanges = server.record();
+    let counts = Counts::of(&exchanges, index);
     let expect = case.file.call[index].expect.clone();
+    let checks = checks::judge(&case.file, index, &exchanges);
     let (report, verdict, problems) = match ended {
         CallEnd::Hung => (
             None,
@@ -183,7 +223,14 @@ async fn run_call<D: Driver>(
             vec![format!("the adapter panicked: {panic}")],
         ),
         CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason]),
-        CallEnd::Reported(report) => judge(&expect, report, tool_posts),
+        CallEnd::Reported(report) => judge(&expect, report, &counts),
+    };
+    // A failed check (other than INFO) fails the call; its grade decides about the run.
+    let verdict = match verdict {
+        Verdict::Pass if checks.iter().any(|c| !c.passed && c.grade != Grade::Info) => {
+            Verdict::Fail
+        }
+        verdict => verdict,
     };
     CallRecord {
         expect,
@@ -191,7 +238,8 @@ async fn run_call<D: Driver>(
         adapter_log: log.text(),
         verdict,
         problems,
-        tool_posts,
+        checks,
+        tool_posts: counts.tool_posts,
         duration,
     }
 }
@@ -232,7 +280,7 @@ async fn drive_call<D: Driver>(
 fn judge(
     expect: &Expect,
     report: AdapterReport,
-    tool_posts: u32,
+    counts: &Counts,
 ) -> (Option<AdapterReport>, Verdict, Vec<String>) {
     let problems = match &report {
         AdapterReport::Unsupported { unsupported } => {
@@ -242,7 +290,7 @@ fn judge(
                 vec![unsupported.clone()],
             );
         }
-        AdapterReport::Observed(observation) => mismatches(expect, observation, tool_posts),
+        AdapterReport::Observed(observation) => mismatches(expect, observation, counts),
     };
     let verdict = if problems.is_empty() {
         Verdict::Pass
@@ -275,9 +323,12 @@ pub fn call_context(
             .unwrap_or(options.default_timeout.unwrap_or(Duration::from_millis(
                 crate::case::model::DEFAULT_TIMEOUT_MS,
             )));
+    let annotations = serde_json::to_value(&case.file.tool.annotations)
+        .unwrap_or_else(|_| Value::Object(Default::default()));
     CallContext::new(endpoint, case.file.tool.name.clone(), arguments)
         .with_protocol_version(version)
         .with_timeout(timeout)
+        .with_annotations(annotations)
 }
 
 /// Turns a panic inside the adapter's future into an error, so that a crashing in-process

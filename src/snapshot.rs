@@ -43,6 +43,10 @@ pub struct CallView {
     pub unsupported: Option<String>,
     /// `tools/call` POSTs during this call.
     pub tool_posts: u32,
+    /// Each request check that applied: `pass`, or `fail (grade)`. The details stay out: they
+    /// can name times, which change between runs.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub checks: BTreeMap<&'static str, String>,
 }
 
 /// What the server saw during the case.
@@ -68,12 +72,25 @@ impl SnapshotView {
                 _ => None,
             },
             tool_posts: call.tool_posts,
+            checks: call
+                .checks
+                .iter()
+                .map(|c| (c.name, check_word(c)))
+                .collect(),
         });
         SnapshotView {
             case: record.id.clone(),
             calls: calls.collect(),
             server: server_view(&record.exchanges),
         }
+    }
+}
+
+fn check_word(check: &crate::checks::Check) -> String {
+    if check.passed {
+        "pass".to_owned()
+    } else {
+        format!("fail ({})", check.grade)
     }
 }
 

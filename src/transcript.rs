@@ -95,6 +95,7 @@ mod tests {
                 status: Some(503),
                 end: "complete",
                 bytes: "HTTP/1.1 503 x\r\n\r\n".into(),
+                ..Sent::default()
             },
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::case::Expect;
 use crate::observation::Observation;
+use crate::wire::Exchange;
 use serde::Serialize;
 use std::fmt;
 
@@ -40,9 +41,44 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Every way `observed` (with `tool_posts` counted by the server) differs from `expect`;
-/// empty means pass. Only the fields the expectation names are compared.
-pub fn mismatches(expect: &Expect, observed: &Observation, tool_posts: u32) -> Vec<String> {
+/// What the server counted during one call, for the expectation's counting keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// `tools/call` POSTs.
+    pub tool_posts: u32,
+    /// Milliseconds between consecutive `tools/call` POSTs.
+    pub gaps_ms: Vec<u64>,
+    /// `initialize` requests.
+    pub initializes: u32,
+    /// GET requests.
+    pub gets: u32,
+}
+
+impl Counts {
+    /// Counts the exchanges of call `index`.
+    pub fn of(exchanges: &[Exchange], index: usize) -> Self {
+        let mine = || exchanges.iter().filter(|e| e.call == index);
+        let posts: Vec<u64> = mine()
+            .filter(|e| e.is_tool_call())
+            .map(|e| e.at_ms)
+            .collect();
+        let initialize = |e: &&Exchange| e.jsonrpc_method.as_deref() == Some("initialize");
+        Counts {
+            tool_posts: posts.len() as u32,
+            gaps_ms: posts
+                .windows(2)
+                .map(|w| w[1].saturating_sub(w[0]))
+                .collect(),
+            initializes: mine().filter(initialize).count() as u32,
+            gets: mine().filter(|e| e.http_method == "GET").count() as u32,
+        }
+    }
+}
+
+/// Every way `observed` (with what the server counted) differs from `expect`; empty means
+/// pass. Only the fields the expectation names are compared, and the client's own count of
+/// its attempts when it gives one.
+pub fn mismatches(expect: &Expect, observed: &Observation, counts: &Counts) -> Vec<String> {
     let mut found = Vec::new();
     if expect.outcome != observed.outcome {
         found.push(format!(
@@ -66,12 +102,64 @@ pub fn mismatches(expect: &Expect, observed: &Observation, tool_posts: u32) -> V
             shown(observed.code)
         ));
     }
-    if let Some(posts) = expect.tool_posts
-        && tool_posts != posts
+    found.extend(count_mismatches(expect, counts));
+    if let Some(attempts) = observed.attempts
+        && attempts != counts.tool_posts
     {
         found.push(format!(
-            "tool_posts: expected {posts}, the server received {tool_posts}"
+            "attempts: the client says it sent {attempts} tools/call requests, the server \
+             received {}",
+            counts.tool_posts
         ));
+    }
+    found
+}
+
+/// The mismatches of the counting keys: POSTs, gaps, `initialize`s and GETs.
+fn count_mismatches(expect: &Expect, counts: &Counts) -> Vec<String> {
+    let mut found = Vec::new();
+    let posts = counts.tool_posts;
+    if let Some(wanted) = expect.tool_posts
+        && posts != wanted
+    {
+        found.push(format!(
+            "tool_posts: expected {wanted}, the server received {posts}"
+        ));
+    }
+    if let Some(most) = expect.max_tool_posts
+        && posts > most
+    {
+        found.push(format!(
+            "max_tool_posts: expected at most {most}, the server received {posts}"
+        ));
+    }
+    for (at, (min, gap)) in expect.min_gaps_ms.iter().zip(&counts.gaps_ms).enumerate() {
+        if gap < min {
+            found.push(format!(
+                "min_gaps_ms: tools/call POST {} came {gap} ms after POST {}, expected at least \
+                 {min} ms",
+                at + 2,
+                at + 1
+            ));
+        }
+    }
+    let pairs = [
+        (
+            "initializes",
+            expect.initializes,
+            counts.initializes,
+            "initialize requests",
+        ),
+        ("resumes", expect.resumes, counts.gets, "GET requests"),
+    ];
+    for (key, wanted, seen, what) in pairs {
+        if let Some(wanted) = wanted
+            && seen != wanted
+        {
+            found.push(format!(
+                "{key}: expected {wanted}, the server received {seen} {what}"
+            ));
+        }
     }
     found
 }
@@ -86,11 +174,13 @@ mod tests {
     use crate::outcome::Outcome;
 
     fn expect(outcome: Outcome) -> Expect {
-        Expect {
-            outcome,
-            status: None,
-            code: None,
-            tool_posts: None,
+        Expect::new(outcome)
+    }
+
+    fn posts(tool_posts: u32) -> Counts {
+        Counts {
+            tool_posts,
+            ..Counts::default()
         }
     }
 
@@ -99,7 +189,7 @@ mod tests {
         let seen = Observation::new(Outcome::HttpError)
             .with_status(503)
             .with_code(-1);
-        assert!(mismatches(&expect(Outcome::HttpError), &seen, 7).is_empty());
+        assert!(mismatches(&expect(Outcome::HttpError), &seen, &posts(7)).is_empty());
     }
 
     #[test]
@@ -111,7 +201,7 @@ mod tests {
             ..expect(Outcome::HttpError)
         };
         let seen = Observation::new(Outcome::ToolSuccess).with_status(200);
-        let found = mismatches(&want, &seen, 2);
+        let found = mismatches(&want, &seen, &posts(2));
         assert_eq!(
             found,
             [

@@ -33,6 +33,9 @@ pub struct CallContext {
     pub protocol_version: String,
     /// The client's own timeout for this call.
     pub timeout: Duration,
+    /// The tool's annotations as `tools/list` advertises them (`{"readOnlyHint": true}`), a
+    /// JSON object, empty when the tool has none. A client's retry policy may rest on them.
+    pub annotations: Value,
 }
 
 impl CallContext {
@@ -44,7 +47,21 @@ impl CallContext {
             arguments,
             protocol_version: crate::case::model::DEFAULT_PROTOCOL_VERSION.to_owned(),
             timeout: Duration::from_millis(crate::case::model::DEFAULT_TIMEOUT_MS),
+            annotations: Value::Object(Default::default()),
         }
+    }
+
+    /// Sets the tool annotations (a JSON object).
+    pub fn with_annotations(mut self, annotations: Value) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Whether the annotations declare the tool read-only or idempotent: the tools whose
+    /// calls a client may repeat without doing twice what was asked once.
+    pub fn is_repeatable(&self) -> bool {
+        let hint = |name: &str| self.annotations.get(name) == Some(&Value::Bool(true));
+        hint("readOnlyHint") || hint("idempotentHint")
     }
 
     /// Sets the protocol version to prefer.

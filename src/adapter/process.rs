@@ -2,7 +2,8 @@
 //!
 //! One process per call: the runner starts `program args... ENDPOINT_URL` without a shell, in a
 //! process group of its own, with stdin closed and the call in environment variables
-//! ([`ENV_TOOL`], [`ENV_ARGUMENTS`], [`ENV_PROTOCOL_VERSION`], [`ENV_TIMEOUT_MS`]). The program
+//! ([`ENV_TOOL`], [`ENV_ARGUMENTS`], [`ENV_PROTOCOL_VERSION`], [`ENV_TIMEOUT_MS`],
+//! [`ENV_ANNOTATIONS`]). The program
 //! prints one JSON line on stdout: an observation or `{"unsupported": "why"}`. Its stderr is
 //! kept for the report. A crash, an exit without an observation, or stdout that is not exactly
 //! one observation line is an `adapter-error`; no observation by the deadline is a `hang`, and
@@ -38,6 +39,8 @@ pub const ENV_ARGUMENTS: &str = "MCP_ERROR_LAYERS_ARGUMENTS";
 pub const ENV_PROTOCOL_VERSION: &str = "MCP_ERROR_LAYERS_PROTOCOL_VERSION";
 /// The client's own timeout for the call, in milliseconds (one-shot mode).
 pub const ENV_TIMEOUT_MS: &str = "MCP_ERROR_LAYERS_TIMEOUT_MS";
+/// The tool's annotations as a JSON object text (one-shot mode; `{}` when none).
+pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default.
@@ -255,6 +258,7 @@ impl Program {
             .env(ENV_ARGUMENTS, call.arguments.to_string())
             .env(ENV_PROTOCOL_VERSION, &call.protocol_version)
             .env(ENV_TIMEOUT_MS, call.timeout.as_millis().to_string())
+            .env(ENV_ANNOTATIONS, call.annotations.to_string())
             .stdin(Stdio::null());
         command
     }

@@ -66,6 +66,17 @@ impl Grade {
     }
 }
 
+impl Grade {
+    /// Whether a failure of this grade fails a run (SHOULD only when the run is strict).
+    pub fn fails(self, strict: bool) -> bool {
+        match self {
+            Grade::Must => true,
+            Grade::Should => strict,
+            Grade::Info => false,
+        }
+    }
+}
+
 impl std::fmt::Display for Grade {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -113,8 +124,29 @@ pub struct Call {
     /// The client's own timeout for this call.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Which POSTs the replies answer.
+    #[serde(default)]
+    pub target: Target,
     /// Answers to this call's `tools/call` POSTs in order; the last repeats.
     pub reply: Vec<Reply>,
+    /// Answers to this call's GET requests (SSE resumption with `Last-Event-ID`) in order; the
+    /// last repeats. Without any, a GET gets `405`.
+    #[serde(default)]
+    pub resume: Vec<Reply>,
+}
+
+/// Which POSTs a call's replies answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum Target {
+    /// Only `tools/call` POSTs; everything else gets the server's built-in answers.
+    #[default]
+    #[serde(rename = "tools/call")]
+    ToolsCall,
+    /// Every POST of the call in arrival order, whatever its method (the way some fault
+    /// servers count, so `initialize` can take the first reply); once the replies are used up,
+    /// POSTs are answered as with `tools/call`.
+    #[serde(rename = "every-post")]
+    EveryPost,
 }
 
 /// The expected observation of one call.
@@ -132,6 +164,36 @@ pub struct Expect {
     /// How many `tools/call` POSTs the server received during the call, when named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_posts: Option<u32>,
+    /// At most this many `tools/call` POSTs (a client that loops must stop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_posts: Option<u32>,
+    /// Lower bounds on the gaps between consecutive `tools/call` POSTs, in milliseconds: the
+    /// first entry bounds the gap between POSTs 1 and 2, and so on. Never upper bounds: the
+    /// machines that run the cases are noisy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub min_gaps_ms: Vec<u64>,
+    /// How many `initialize` requests the server received during the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initializes: Option<u32>,
+    /// How many GET requests (SSE resumptions) the server received during the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<u32>,
+}
+
+impl Expect {
+    /// An expectation that names only the outcome.
+    pub fn new(outcome: Outcome) -> Self {
+        Expect {
+            outcome,
+            status: None,
+            code: None,
+            tool_posts: None,
+            max_tool_posts: None,
+            min_gaps_ms: Vec::new(),
+            initializes: None,
+            resumes: None,
+        }
+    }
 }
 
 /// One scripted HTTP answer.

@@ -2,8 +2,9 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
-use super::model::{Call, CaseFile, End, Event, KNOWN_PROTOCOL_VERSIONS, Reply};
+use super::model::{Call, CaseFile, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply};
 use crate::wire::response::has_body;
+use crate::wire::{HTTP_DATE, http_date_offset};
 use serde_json::Value;
 
 /// A problem: the key path and what is wrong with it.
@@ -47,7 +48,35 @@ fn validate_call(call: &mut Call) -> Result<(), Problem> {
     for (j, reply) in call.reply.iter_mut().enumerate() {
         validate_reply(reply).map_err(|(key, msg)| (format!("reply[{j}].{key}"), msg))?;
     }
-    Ok(())
+    for (j, reply) in call.resume.iter_mut().enumerate() {
+        validate_reply(reply).map_err(|(key, msg)| (format!("resume[{j}].{key}"), msg))?;
+    }
+    validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))
+}
+
+/// The counting keys must be able to hold together.
+fn validate_expect(expect: &Expect) -> Result<(), Problem> {
+    if let (Some(posts), Some(most)) = (expect.tool_posts, expect.max_tool_posts)
+        && posts > most
+    {
+        let msg = format!("tool_posts = {posts} can never be at most {most}; drop one of them");
+        return Err(("max_tool_posts".into(), msg));
+    }
+    let gaps = expect.min_gaps_ms.len() as u32;
+    match expect.tool_posts {
+        Some(posts) if gaps >= posts.max(1) => {
+            let msg = format!(
+                "{gaps} gaps need at least {} tool_posts; name one gap per pair of POSTs",
+                gaps + 1
+            );
+            Err(("min_gaps_ms".into(), msg))
+        }
+        None if gaps > 0 => {
+            let msg = "name `tool_posts` too, so that every gap has two POSTs".to_owned();
+            Err(("min_gaps_ms".into(), msg))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
@@ -126,6 +155,12 @@ fn validate_headers(reply: &Reply) -> Result<(), Problem> {
         }
         if value.contains(['\r', '\n']) {
             let msg = "a header value cannot contain a line break".to_owned();
+            return Err((format!("headers.{name}"), msg));
+        }
+        if value.starts_with(HTTP_DATE) && http_date_offset(value).is_none() {
+            let msg = format!(
+                "{value:?} is no date placeholder; write \"{HTTP_DATE}+N\" for N seconds from now"
+            );
             return Err((format!("headers.{name}"), msg));
         }
     }

@@ -83,10 +83,10 @@ impl Classification {
     /// The observation a client built on this classifier reports.
     pub fn into_observation(self) -> Observation {
         Observation {
-            outcome: self.outcome,
             status: self.status,
             code: self.code,
             detail: self.reason,
+            ..Observation::new(self.outcome)
         }
     }
 

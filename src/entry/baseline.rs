@@ -8,6 +8,14 @@
 //!
 //! A listed case that does not pass is an accepted deviation: its test passes, with a note. A
 //! listed case that passes fails, so that the entry is removed and the fix stays fixed.
+//!
+//! Request checks a client fails everywhere (it never sends `Mcp-Name`, say) are accepted by
+//! name, for every case, in a second table:
+//!
+//! ```toml
+//! [checks]
+//! "name-header" = "the client does not send Mcp-Name yet (#31)"
+//! ```
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -17,6 +25,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Baseline {
     accepted: BTreeMap<String, String>,
+    checks: BTreeMap<String, String>,
 }
 
 /// The file's shape: one table, so that later keys can join it without ambiguity.
@@ -25,6 +34,8 @@ pub(crate) struct Baseline {
 struct BaselineFile {
     #[serde(default)]
     accepted: BTreeMap<String, String>,
+    #[serde(default)]
+    checks: BTreeMap<String, String>,
 }
 
 impl Baseline {
@@ -42,19 +53,36 @@ impl Baseline {
     /// Parses the text of a baseline file.
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let file: BaselineFile = toml::from_str(text).map_err(|e| one_line(text, &e))?;
-        if let Some((id, _)) = file.accepted.iter().find(|(_, why)| why.trim().is_empty()) {
+        let entries = file.accepted.iter().chain(&file.checks);
+        if let Some((id, _)) = entries.clone().find(|(_, why)| why.trim().is_empty()) {
             return Err(format!(
                 "`{id}` has no reason: say why the deviation is accepted"
             ));
         }
+        if let Some(name) = file
+            .checks
+            .keys()
+            .find(|n| !crate::checks::NAMES.contains(&n.as_str()))
+        {
+            return Err(format!(
+                "[checks] lists `{name}`, which is no request check; the checks are: {}",
+                crate::checks::NAMES.join(", ")
+            ));
+        }
         Ok(Baseline {
             accepted: file.accepted,
+            checks: file.checks,
         })
     }
 
     /// Why `id` may deviate, if it is listed.
     pub(crate) fn reason(&self, id: &str) -> Option<&str> {
         self.accepted.get(id).map(String::as_str)
+    }
+
+    /// Why the request check `name` may fail, if it is listed.
+    pub(crate) fn check_reason(&self, name: &str) -> Option<&str> {
+        self.checks.get(name).map(String::as_str)
     }
 
     /// Listed ids for which `known` is false (typos, removed cases).
@@ -107,6 +135,13 @@ mod tests {
                 .contains("`a` has no reason")
         );
         assert!(Baseline::parse("[accepted]\n\"a\" = 1\n").is_err());
+        assert!(
+            Baseline::parse("[checks]\n\"no-such-check\" = \"r\"\n")
+                .unwrap_err()
+                .contains("`no-such-check`, which is no request check")
+        );
+        let checks = Baseline::parse("[checks]\n\"name-header\" = \"not yet\"\n").unwrap();
+        assert_eq!(checks.check_reason("name-header"), Some("not yet"));
     }
 
     #[test]

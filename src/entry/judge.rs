@@ -43,19 +43,58 @@ impl Judge {
             return Disposition::Failed;
         }
         let listed = self.baseline.reason(&record.id).is_some();
+        let accepted = |name: &str| self.baseline.check_reason(name).is_some();
         match record.verdict {
             Verdict::Unsupported => Disposition::Unsupported,
             Verdict::Pass if listed => Disposition::Stale,
             Verdict::Pass => Disposition::Pass,
             _ if listed => Disposition::Accepted,
-            _ if !record.fails_run(self.strict) => Disposition::Warned,
+            _ if !record.fails_run_accepting(self.strict, &accepted) => {
+                if self.only_accepted_checks_failed(record) {
+                    Disposition::Accepted
+                } else {
+                    Disposition::Warned
+                }
+            }
             _ => Disposition::Failed,
         }
     }
 
+    /// Every expectation is met and every failed check (other than INFO) is accepted.
+    fn only_accepted_checks_failed(&self, record: &CaseRecord) -> bool {
+        record.calls.iter().all(|call| {
+            matches!(
+                call.expectation_verdict(),
+                Verdict::Pass | Verdict::Unsupported
+            ) && call
+                .failed_checks()
+                .filter(|c| c.grade != crate::case::Grade::Info)
+                .all(|c| self.baseline.check_reason(c.name).is_some())
+        })
+    }
+
+    /// Why the baseline accepts `record`: its own entry, or the entries of its failed checks.
+    fn accepted_reason(&self, record: &CaseRecord) -> String {
+        if let Some(reason) = self.baseline.reason(&record.id) {
+            return reason.to_owned();
+        }
+        let mut lines: Vec<String> = record
+            .calls
+            .iter()
+            .flat_map(|call| call.failed_checks())
+            .filter_map(|c| {
+                let reason = self.baseline.check_reason(c.name)?;
+                Some(format!("check {}: {reason}", c.name))
+            })
+            .collect();
+        lines.sort();
+        lines.dedup();
+        lines.join("; ")
+    }
+
     /// The test result for `record`; warnings and notes go to stderr as they happen.
     pub(crate) fn outcome(&self, record: &CaseRecord) -> Result<Completion, Failed> {
-        let reason = || self.baseline.reason(&record.id).unwrap_or_default();
+        let reason = || self.accepted_reason(record);
         match self.dispose(record) {
             Disposition::Pass => Ok(Completion::Completed),
             Disposition::Unsupported => Ok(Completion::ignored_with(message::unsupported(record))),
@@ -66,12 +105,12 @@ impl Judge {
             Disposition::Accepted => {
                 eprintln!(
                     "{}",
-                    message::accepted(record, reason(), &self.baseline_shown)
+                    message::accepted(record, &reason(), &self.baseline_shown)
                 );
                 Ok(Completion::Completed)
             }
             Disposition::Stale => {
-                Err(message::stale(record, reason(), &self.baseline_shown).into())
+                Err(message::stale(record, &reason(), &self.baseline_shown).into())
             }
             Disposition::Failed => Err(message::failure(record).into()),
         }

@@ -274,9 +274,15 @@ fn call_details(page: &mut String, index: usize, call: &JsonCall) {
         esc(&call.observed_text),
         call.tool_posts
     );
-    if !call.problems.is_empty() {
+    let failed_checks = call
+        .checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("check {} ({}): {}", c.name, c.grade.as_str(), c.detail));
+    let problems: Vec<String> = call.problems.iter().cloned().chain(failed_checks).collect();
+    if !problems.is_empty() {
         page.push_str("<ul class=\"problems\">");
-        for problem in &call.problems {
+        for problem in &problems {
             let _ = write!(page, "<li>{}</li>", esc(problem));
         }
         page.push_str("</ul>");

@@ -7,6 +7,7 @@
 
 use super::{Counts, Reporter, RunReport, Status, adapter_log};
 use crate::case::{Expect, Grade};
+use crate::checks::Check;
 use crate::explain::{expected, observed};
 use crate::observation::AdapterReport;
 use crate::runner::{CallRecord, CaseRecord};
@@ -124,6 +125,31 @@ pub struct JsonCase {
     pub transcript: String,
 }
 
+/// One request check of a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonCheck {
+    /// Its name (`accept-header`).
+    pub name: String,
+    /// `must`, `should` or `info`.
+    pub grade: Grade,
+    /// Whether it passed.
+    pub passed: bool,
+    /// The first failure, empty when it passed.
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl JsonCheck {
+    fn of(check: &Check) -> Self {
+        JsonCheck {
+            name: check.name.to_owned(),
+            grade: check.grade,
+            passed: check.passed,
+            detail: check.detail.clone(),
+        }
+    }
+}
+
 /// One call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonCall {
@@ -135,8 +161,11 @@ pub struct JsonCall {
     /// The call's verdict.
     #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
-    /// The mismatches, or what went wrong.
+    /// The mismatches with the expectation, or what went wrong.
     pub problems: Vec<String>,
+    /// The request checks that applied, passed or not.
+    #[serde(default)]
+    pub checks: Vec<JsonCheck>,
     /// `tools/call` POSTs the server received during the call.
     pub tool_posts: u32,
     /// Wall time of the call.
@@ -320,6 +349,7 @@ impl JsonCall {
             observed: call.report.clone(),
             verdict: call.verdict,
             problems: call.problems.clone(),
+            checks: call.checks.iter().map(JsonCheck::of).collect(),
             tool_posts: call.tool_posts,
             duration_ms: millis(call.duration),
             expected_text: expected(call),

@@ -137,11 +137,12 @@ fn call_item(y: &mut String, indent: usize, index: usize, call: &CallRecord) {
         "duration_ms",
         &call.duration.as_millis().to_string(),
     );
-    if call.problems.is_empty() {
+    let problems = call.all_problems();
+    if problems.is_empty() {
         field(y, inner, "problems", "[]");
     } else {
         let _ = writeln!(y, "{:inner$}problems:", "");
-        for problem in &call.problems {
+        for problem in &problems {
             let _ = writeln!(y, "{:width$}- {}", "", quoted(problem), width = inner + 2);
         }
     }

@@ -1,6 +1,7 @@
 //! The wire server (design §5): one per case, bound to 127.0.0.1 on a random port, on its own
 //! thread and runtime, writing raw HTTP/1.1 so that it can cut, reset and stall.
 
+mod date;
 pub mod http;
 mod placeholder;
 mod prelude;
@@ -9,10 +10,11 @@ pub mod response;
 mod script;
 mod tap;
 
+pub use date::{HTTP_DATE, http_date_offset};
 pub use placeholder::Placeholders;
 pub use record::{Exchange, Sent};
 
-use crate::case::CaseFile;
+use crate::case::{Call, CaseFile, Target};
 use http::{ReadError, Request, read_request};
 use response::{Ending, Response};
 use serde_json::Value;
@@ -41,7 +43,7 @@ struct Shared {
     case: Arc<CaseFile>,
     started: Instant,
     call: AtomicUsize,
-    connections: AtomicUsize,
+    sessions: AtomicUsize,
     record: Arc<Mutex<Vec<Exchange>>>,
 }
 
@@ -55,7 +57,7 @@ impl WireServer {
             case,
             started: Instant::now(),
             call: AtomicUsize::new(0),
-            connections: AtomicUsize::new(0),
+            sessions: AtomicUsize::new(0),
             record: Arc::default(),
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -146,8 +148,6 @@ async fn serve(listener: StdListener, shared: Arc<Shared>, mut stopped: watch::R
 /// Serves requests on one connection until a response ends it.
 async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
-    let number = shared.connections.fetch_add(1, Ordering::SeqCst);
-    let session = format!("mcp-error-layers-session-{number}");
     let ending = {
         let (read, mut write) = stream.split();
         let mut reader = BufReader::new(read);
@@ -157,7 +157,7 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
                 Err(ReadError::Closed | ReadError::Io(_)) => break Ending::Close,
                 Err(ReadError::Bad(why)) => break bad_request(&shared, &mut write, &why).await,
             };
-            let (tap, response) = dispatch(&shared, &request, &session);
+            let (tap, response) = dispatch(&shared, &request);
             match response::send(&mut write, &tap, &response).await {
                 Ok(Ending::KeepAlive) if !request.wants_close() => continue,
                 Ok(Ending::KeepAlive) | Err(_) => break Ending::Close,
@@ -180,9 +180,9 @@ async fn end_connection(stream: TcpStream, ending: Ending) {
     drop(stream);
 }
 
-/// Records the request and picks its answer: the case's script for `tools/call`, the prelude
-/// for everything else.
-fn dispatch(shared: &Shared, request: &Request, session: &str) -> (Tap, Response) {
+/// Records the request and picks its answer: the case's script for `tools/call` (or for every
+/// POST, when the call targets them all), its resume script for GET, the prelude otherwise.
+fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
     let message: Option<Value> = serde_json::from_slice(&request.body).ok();
     let method = message
         .as_ref()
@@ -190,10 +190,17 @@ fn dispatch(shared: &Shared, request: &Request, session: &str) -> (Tap, Response
         .and_then(Value::as_str);
     let call = shared.call.load(Ordering::SeqCst);
     let mut record = shared.record.lock().unwrap_or_else(|p| p.into_inner());
-    let earlier_posts = record
-        .iter()
-        .filter(|e| e.call == call && e.is_tool_call())
-        .count();
+    let earlier = Earlier::count(&record, call);
+    let script = shared.case.call.get(call);
+    let pick = script.and_then(|script| pick(script, request, method, &earlier));
+    let placeholders = match pick {
+        Some(Pick::Resume(_)) => earlier.last_tool_call.as_deref().map(placeholders_of),
+        _ => message.as_ref().map(Placeholders::from_request),
+    };
+    let minted = (method == Some("initialize")).then(|| {
+        let number = shared.sessions.fetch_add(1, Ordering::SeqCst);
+        format!("mcp-error-layers-session-{number}")
+    });
     record.push(Exchange {
         at_ms: shared.started.elapsed().as_millis() as u64,
         call,
@@ -202,29 +209,93 @@ fn dispatch(shared: &Shared, request: &Request, session: &str) -> (Tap, Response
         jsonrpc_method: method.map(str::to_owned),
         headers: request.headers.clone(),
         body: String::from_utf8_lossy(&request.body).into_owned(),
-        reply: Sent::default(),
+        reply: Sent {
+            script_index: pick.map(Pick::index),
+            session: minted.clone(),
+            ..Sent::default()
+        },
     });
-    let tap = Tap::new(Arc::clone(&shared.record), record.len() - 1);
+    let tap = Tap::new(Arc::clone(&shared.record), record.len() - 1, shared.started);
     drop(record);
-    let scripted = request.method == "POST" && method == Some("tools/call");
-    let (by, response) = match (scripted, shared.case.call.get(call), &message) {
-        (true, Some(script), Some(message)) => {
-            let reply = script.reply.get(earlier_posts).or(script.reply.last());
-            let placeholders = Placeholders::from_request(message);
+    let (by, response) = match (pick, script, placeholders) {
+        (Some(Pick::Reply(i)), Some(script), Some(p)) => {
+            ("script", script::response(&script.reply[i], &p))
+        }
+        (Some(Pick::Resume(i)), Some(script), Some(p)) => {
+            ("resume", script::response(&script.resume[i], &p))
+        }
+        _ => {
+            let session = minted.as_deref().unwrap_or_default();
+            let tool = &shared.case.tool;
             (
-                "script",
-                reply
-                    .map(|r| script::response(r, &placeholders))
-                    .unwrap_or_default(),
+                "prelude",
+                prelude::answer(request, message.as_ref(), tool, session),
             )
         }
-        _ => (
-            "prelude",
-            prelude::answer(request, message.as_ref(), &shared.case.tool, session),
-        ),
     };
     tap.answered_by(by, response.status);
     (tap, response)
+}
+
+/// Which scripted answer a request gets.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    /// `call.reply[i]`.
+    Reply(usize),
+    /// `call.resume[i]`.
+    Resume(usize),
+}
+
+impl Pick {
+    fn index(self) -> usize {
+        match self {
+            Pick::Reply(i) | Pick::Resume(i) => i,
+        }
+    }
+}
+
+/// What the current call has seen so far.
+struct Earlier {
+    posts: usize,
+    tool_posts: usize,
+    gets: usize,
+    last_tool_call: Option<String>,
+}
+
+impl Earlier {
+    fn count(record: &[Exchange], call: usize) -> Self {
+        let mine = || record.iter().filter(|e| e.call == call);
+        Earlier {
+            posts: mine().filter(|e| e.http_method == "POST").count(),
+            tool_posts: mine().filter(|e| e.is_tool_call()).count(),
+            gets: mine().filter(|e| e.http_method == "GET").count(),
+            last_tool_call: mine()
+                .rev()
+                .find(|e| e.is_tool_call())
+                .map(|e| e.body.clone()),
+        }
+    }
+}
+
+/// The scripted answer for `request`, if the script has one; the last of a list repeats.
+fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Earlier) -> Option<Pick> {
+    let last = |len: usize, n: usize| len.checked_sub(1).map(|end| n.min(end));
+    match request.method.as_str() {
+        "POST" if script.target == Target::EveryPost && earlier.posts < script.reply.len() => {
+            Some(Pick::Reply(earlier.posts))
+        }
+        "POST" if method == Some("tools/call") => {
+            last(script.reply.len(), earlier.tool_posts).map(Pick::Reply)
+        }
+        "GET" => last(script.resume.len(), earlier.gets).map(Pick::Resume),
+        _ => None,
+    }
+}
+
+/// The placeholders of a resumed stream come from the `tools/call` it resumes.
+fn placeholders_of(body: &str) -> Placeholders {
+    let message = serde_json::from_str(body).unwrap_or(Value::Null);
+    Placeholders::from_request(&message)
 }
 
 async fn bad_request<W: tokio::io::AsyncWriteExt + Unpin>(
@@ -238,7 +309,7 @@ async fn bad_request<W: tokio::io::AsyncWriteExt + Unpin>(
         headers: vec![],
         body: why.as_bytes().to_vec(),
     };
-    let (tap, _) = dispatch(shared, &request, "");
+    let (tap, _) = dispatch(shared, &request);
     let response = Response::empty(400).with_header("connection", "close");
     tap.answered_by("error", Some(400));
     let _ = response::send(write, &tap, &response).await;

@@ -34,6 +34,15 @@ pub struct Sent {
     pub end: &'static str,
     /// The bytes written (head and body as text, capped).
     pub bytes: String,
+    /// When the exchange ended, in milliseconds since the server started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_ms: Option<u64>,
+    /// Which scripted reply answered (`call.reply[i]`, or `call.resume[i]` for a GET).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script_index: Option<usize>,
+    /// The session id an `initialize` answer minted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 impl Exchange {

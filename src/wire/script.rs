@@ -1,9 +1,10 @@
 //! Turns a case's scripted reply into a response for one `tools/call` request.
 
+use super::date;
 use super::placeholder::Placeholders;
 use super::response::{Body, Response};
 use crate::case::{Event, Reply};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// The response `reply` describes, with placeholders filled from `placeholders`.
 pub fn response(reply: &Reply, placeholders: &Placeholders) -> Response {
@@ -13,7 +14,13 @@ pub fn response(reply: &Reply, placeholders: &Placeholders) -> Response {
         .map(|t| ("content-type".to_owned(), t.to_owned()))
         .into_iter()
         .collect();
-    headers.extend(reply.headers.iter().map(|(n, v)| (n.clone(), v.clone())));
+    let now = SystemTime::now() + Duration::from_millis(reply.delay_ms);
+    headers.extend(
+        reply
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), date::fill(v, now))),
+    );
     Response {
         status: reply.status,
         headers,

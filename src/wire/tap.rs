@@ -3,6 +3,7 @@
 
 use super::record::Exchange;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// How much of a response is kept for the record.
 const KEEP_BYTES: usize = 16 * 1024;
@@ -12,12 +13,17 @@ const KEEP_BYTES: usize = 16 * 1024;
 pub struct Tap {
     record: Arc<Mutex<Vec<Exchange>>>,
     index: usize,
+    started: Instant,
 }
 
 impl Tap {
     /// A tap on exchange `index` of `record`.
-    pub fn new(record: Arc<Mutex<Vec<Exchange>>>, index: usize) -> Self {
-        Tap { record, index }
+    pub fn new(record: Arc<Mutex<Vec<Exchange>>>, index: usize, started: Instant) -> Self {
+        Tap {
+            record,
+            index,
+            started,
+        }
     }
 
     /// Notes who answers and with which status.
@@ -39,7 +45,11 @@ impl Tap {
 
     /// Notes how the exchange ended.
     pub fn end(&self, how: &'static str) {
-        self.with(|e| e.reply.end = how);
+        let at = self.started.elapsed().as_millis() as u64;
+        self.with(|e| {
+            e.reply.end = how;
+            e.reply.ended_ms = Some(at);
+        });
     }
 
     fn with(&self, f: impl FnOnce(&mut Exchange)) {

@@ -276,6 +276,7 @@ fn request_line(call: &CallContext) -> Vec<u8> {
         "arguments": call.arguments,
         "protocol_version": call.protocol_version,
         "timeout_ms": u64::try_from(call.timeout.as_millis()).unwrap_or(u64::MAX),
+        "annotations": call.annotations,
     });
     let mut line = request.to_string().into_bytes();
     line.push(b'\n');

@@ -1,0 +1,256 @@
+//! The lifecycle: the 2025 session (initialize first, the `initialized` notification, the
+//! session id, a new session after a 404) and the 2026-07-28 version answers (retry with a
+//! supported version, fall back to `initialize` only on a legacy 4xx).
+
+use super::{Request, Requests, Tally};
+use crate::case::Grade;
+use crate::era::{UNSUPPORTED_VERSION, is_legacy_rejection, is_modern_error};
+use serde_json::Value;
+
+pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+    let posts: Vec<&Request> = requests.list.iter().filter(|r| r.is_post()).collect();
+    legacy(&posts, tally);
+    for (at, request) in posts.iter().enumerate() {
+        let next = posts.get(at + 1).copied();
+        if request.modern {
+            after_modern_rejection(request, next, tally);
+        } else if carries_session(request) && request.exchange.reply.status == Some(404) {
+            tally.judge("session-expiry", Grade::Must, new_session(request, next));
+        }
+    }
+}
+
+/// The session era's rules for every POST after the first `initialize`.
+fn legacy(posts: &[&Request], tally: &mut Tally) {
+    let Some(first) = posts.iter().position(|r| !r.modern) else {
+        return;
+    };
+    let first_is_initialize = posts[first].method() == Some("initialize");
+    let result = first_is_initialize.then_some(()).ok_or_else(|| {
+        format!(
+            "{}: the first request of the session era is not initialize",
+            posts[first].label
+        )
+    });
+    tally.judge("initialize-first", Grade::Must, result);
+    let mut session: Option<Session> = None;
+    for (at, request) in posts.iter().enumerate().skip(first) {
+        if request.method() == Some("initialize") {
+            session = Session::from_answer(request);
+            if let Some(s) = &session {
+                let rest = &posts[at + 1..];
+                tally.judge("initialized-notification", Grade::Must, s.notified(rest));
+            }
+            continue;
+        }
+        if let Some(session) = &session {
+            tally.judge("session-id", Grade::Must, session.named_by(request));
+            tally.judge(
+                "session-version-header",
+                Grade::Must,
+                session.version_of(request),
+            );
+        }
+    }
+}
+
+/// What a successful `initialize` settled.
+struct Session {
+    id: Option<String>,
+    version: String,
+}
+
+impl Session {
+    /// The session an `initialize` answer opened, if it was a 2xx with a version.
+    fn from_answer(request: &Request) -> Option<Session> {
+        let status = request.exchange.reply.status?;
+        if !(200..300).contains(&status) {
+            return None;
+        }
+        let answer = super::sent_json(request.exchange)?;
+        let version = answer
+            .pointer("/result/protocolVersion")?
+            .as_str()?
+            .to_owned();
+        Some(Session {
+            id: request.exchange.reply.session.clone(),
+            version,
+        })
+    }
+
+    /// The client sends `notifications/initialized` before its next request.
+    fn notified(&self, rest: &[&Request]) -> Result<(), String> {
+        let next_request = rest.iter().find(|r| r.expects_answer());
+        let notified = rest
+            .iter()
+            .take_while(|r| !r.expects_answer())
+            .any(|r| r.method() == Some("notifications/initialized"));
+        match next_request {
+            Some(r) if !notified => Err(format!(
+                "{}: sent without notifications/initialized after initialize",
+                r.label
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn named_by(&self, request: &Request) -> Result<(), String> {
+        let Some(id) = &self.id else {
+            return Ok(());
+        };
+        match request.header("mcp-session-id") {
+            Some(sent) if sent == id => Ok(()),
+            Some(sent) => Err(format!(
+                "{}: Mcp-Session-Id is {sent:?}, the session is {id:?}",
+                request.label
+            )),
+            None => Err(format!(
+                "{}: no Mcp-Session-Id (the session is {id:?})",
+                request.label
+            )),
+        }
+    }
+
+    fn version_of(&self, request: &Request) -> Result<(), String> {
+        match request.header("mcp-protocol-version") {
+            Some(v) if v == self.version => Ok(()),
+            Some(v) => Err(format!(
+                "{}: MCP-Protocol-Version is {v:?}, the session speaks {:?}",
+                request.label, self.version
+            )),
+            None => Err(format!(
+                "{}: no MCP-Protocol-Version (the session speaks {:?})",
+                request.label, self.version
+            )),
+        }
+    }
+}
+
+fn carries_session(request: &Request) -> bool {
+    request.header("mcp-session-id").is_some()
+}
+
+/// After a 404 to a request in a session, the next POST is an `initialize` without a session.
+fn new_session(request: &Request, next: Option<&Request>) -> Result<(), String> {
+    match next {
+        Some(n) if n.method() == Some("initialize") && !carries_session(n) => Ok(()),
+        Some(n) if n.method() == Some("initialize") => Err(format!(
+            "{}: the new initialize still carries Mcp-Session-Id",
+            n.label
+        )),
+        Some(n) => Err(format!(
+            "{}: sent after the 404 to {} instead of a new initialize",
+            n.label, request.label
+        )),
+        None => Err(format!(
+            "no new initialize after the 404 to {} (the session expired)",
+            request.label
+        )),
+    }
+}
+
+/// After a modern request got a 4xx: retry with a supported version, never fall back on a
+/// modern error, fall back to `initialize` on a legacy one.
+fn after_modern_rejection(request: &Request, next: Option<&Request>, tally: &mut Tally) {
+    let Some(status) = request.exchange.reply.status else {
+        return;
+    };
+    let error = super::sent_json(request.exchange);
+    let code = error
+        .as_ref()
+        .and_then(|e| e.pointer("/error/code"))
+        .and_then(Value::as_i64);
+    if is_modern_error(status, code) {
+        let supported = supported_versions(error.as_ref(), code);
+        tally.judge(
+            "no-legacy-fallback",
+            Grade::Should,
+            no_fallback(next, &supported),
+        );
+        if supported
+            .iter()
+            .any(|v| crate::case::model::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+        {
+            let result = retried_with(request, next, &supported);
+            tally.judge("supported-version-retry", Grade::Should, result);
+        }
+    } else if is_legacy_rejection(status, code) {
+        tally.judge("legacy-fallback", Grade::Should, fell_back(request, next));
+    }
+}
+
+/// `data.supported` of an `UnsupportedProtocolVersionError`.
+fn supported_versions(error: Option<&Value>, code: Option<i64>) -> Vec<String> {
+    if code != Some(UNSUPPORTED_VERSION) {
+        return Vec::new();
+    }
+    let list = error.and_then(|e| e.pointer("/error/data/supported"));
+    let strings = list.and_then(Value::as_array).into_iter().flatten();
+    strings
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The version a request speaks: `initialize`'s offer, else its header.
+fn version_of(request: &Request) -> Option<String> {
+    if request.method() == Some("initialize") {
+        let offered = request.message.pointer("/params/protocolVersion");
+        return offered.and_then(Value::as_str).map(str::to_owned);
+    }
+    request.header("mcp-protocol-version").map(str::to_owned)
+}
+
+fn no_fallback(next: Option<&Request>, supported: &[String]) -> Result<(), String> {
+    match next {
+        Some(n) if n.method() == Some("initialize") => {
+            let offered = version_of(n).unwrap_or_default();
+            if supported.contains(&offered) {
+                Ok(()) // a legacy version the server listed: a retry, not a fallback
+            } else {
+                Err(format!(
+                    "{}: fell back to initialize after a modern error",
+                    n.label
+                ))
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+fn retried_with(
+    request: &Request,
+    next: Option<&Request>,
+    supported: &[String],
+) -> Result<(), String> {
+    let Some(next) = next else {
+        return Err(format!(
+            "no retry after {} was answered -32022 with supported versions {supported:?}",
+            request.label
+        ));
+    };
+    match version_of(next) {
+        Some(v) if supported.contains(&v) => Ok(()),
+        other => Err(format!(
+            "{}: retried with version {other:?}, not one of {supported:?}",
+            next.label
+        )),
+    }
+}
+
+fn fell_back(request: &Request, next: Option<&Request>) -> Result<(), String> {
+    match next {
+        Some(n) if n.method() == Some("initialize") => Ok(()),
+        Some(n) => Err(format!(
+            "{}: sent instead of initialize after the legacy {} answer to {}",
+            n.label,
+            request.exchange.reply.status.unwrap_or_default(),
+            request.label
+        )),
+        None => Err(format!(
+            "no initialize after the legacy {} answer to {} (a dual-era client falls back)",
+            request.exchange.reply.status.unwrap_or_default(),
+            request.label
+        )),
+    }
+}

@@ -1,0 +1,210 @@
+//! Request checks: what the client sent, judged against the spec's rules for requests.
+//!
+//! The outcome says what a client made of the server's answers; the checks say whether what it
+//! sent was right: the headers every POST needs, the `_meta` of 2026-07-28, the session of the
+//! 2025 era, new ids for repeated calls, MRTR's echo rules, and how it resumed a stream. Each
+//! check has a name and a grade of its own, is judged only where it applies (a call without an
+//! `initialize` has no session to check) and passes only if every request it applies to does.
+
+mod headers;
+mod lifecycle;
+mod resume;
+mod rounds;
+
+use crate::case::{CaseFile, Grade};
+use crate::wire::Exchange;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Every check's name, in the order they are judged.
+pub const NAMES: [&str; 19] = [
+    "accept-header",
+    "meta-fields",
+    "client-info",
+    "version-header",
+    "method-header",
+    "name-header",
+    "initialize-first",
+    "initialized-notification",
+    "session-id",
+    "session-version-header",
+    "session-expiry",
+    "no-legacy-fallback",
+    "supported-version-retry",
+    "legacy-fallback",
+    "new-request-id",
+    "mrtr-request-state",
+    "mrtr-input-responses",
+    "resume-last-event-id",
+    "resume-waits-retry",
+];
+
+/// The verdict of one named check over one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// The check's name (`accept-header`, `mrtr-request-state`, ...).
+    pub name: &'static str,
+    /// How much a failure matters.
+    pub grade: Grade,
+    /// Whether every request it applies to passed.
+    pub passed: bool,
+    /// The first failure: which request and what was wrong; empty when it passed.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+impl Check {
+    /// `name (grade): detail`, the way problem lists show a failed check.
+    pub fn failure_line(&self) -> String {
+        format!("check {} ({}): {}", self.name, self.grade, self.detail)
+    }
+}
+
+/// Judges every check that applies to call `index` of `case`, given every exchange the server
+/// saw (in arrival order), in a fixed order.
+pub fn judge(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<Check> {
+    let requests = Requests::of(case, index, exchanges);
+    let mut tally = Tally::default();
+    headers::judge(&requests, &mut tally);
+    lifecycle::judge(&requests, &mut tally);
+    rounds::judge(&requests, &mut tally);
+    resume::judge(&requests, &mut tally);
+    tally.checks
+}
+
+/// The checks judged so far, each once, in the order they first applied.
+#[derive(Debug, Default)]
+struct Tally {
+    checks: Vec<Check>,
+}
+
+impl Tally {
+    /// Records that `name` applied to one request (or one situation) with this result; the
+    /// first failure is the one kept.
+    fn judge(&mut self, name: &'static str, grade: Grade, result: Result<(), String>) {
+        debug_assert!(NAMES.contains(&name), "{name} is missing from NAMES");
+        let at = match self.checks.iter().position(|c| c.name == name) {
+            Some(at) => at,
+            None => {
+                self.checks.push(Check {
+                    name,
+                    grade,
+                    passed: true,
+                    detail: String::new(),
+                });
+                self.checks.len() - 1
+            }
+        };
+        let check = &mut self.checks[at];
+        if let (Err(why), true) = (result, check.passed) {
+            check.passed = false;
+            check.detail = why;
+        }
+    }
+}
+
+/// One request of the call, with what the checks need to know about it.
+#[derive(Debug)]
+struct Request<'a> {
+    /// Its position among the call's requests, from 1, and its method, for messages.
+    label: String,
+    exchange: &'a Exchange,
+    /// The parsed JSON-RPC body (`Null` when it was none).
+    message: Value,
+    /// Whether it belongs to the 2026-07-28 era: every request of a 2026-07-28 case up to the
+    /// first `initialize` (a fallback to the 2025 era), none of a 2025 case.
+    modern: bool,
+}
+
+impl Request<'_> {
+    fn is_post(&self) -> bool {
+        self.exchange.http_method == "POST"
+    }
+
+    fn method(&self) -> Option<&str> {
+        self.exchange.jsonrpc_method.as_deref()
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.exchange.header(name)
+    }
+
+    fn id(&self) -> Option<&Value> {
+        self.message.get("id")
+    }
+
+    /// Whether it is a request (it has an id) rather than a notification.
+    fn expects_answer(&self) -> bool {
+        self.id().is_some()
+    }
+}
+
+/// The requests of one call, and the case they answer to.
+#[derive(Debug)]
+struct Requests<'a> {
+    case: &'a CaseFile,
+    call: usize,
+    list: Vec<Request<'a>>,
+}
+
+impl<'a> Requests<'a> {
+    fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
+        let mut modern = case.protocol_version == crate::case::model::DEFAULT_PROTOCOL_VERSION;
+        let mut list = Vec::new();
+        for exchange in exchanges.iter().filter(|e| e.call == call) {
+            // A request the server could not parse as HTTP says nothing about the client's
+            // choices; the server answered it with 400 and it is in the record.
+            if exchange.http_method == "?" {
+                continue;
+            }
+            if exchange.jsonrpc_method.as_deref() == Some("initialize") {
+                modern = false;
+            }
+            let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
+            let method = exchange.jsonrpc_method.as_deref();
+            let what = method.unwrap_or(exchange.http_method.as_str());
+            list.push(Request {
+                label: format!("request {} ({what})", list.len() + 1),
+                exchange,
+                message,
+                modern,
+            });
+        }
+        Requests { case, call, list }
+    }
+
+    /// The scripted reply that answered `request`, as the case wrote it.
+    fn script_reply(&self, request: &Request) -> Option<&'a crate::case::Reply> {
+        let index = request.exchange.reply.script_index?;
+        let call = self.case.call.get(self.call)?;
+        match request.exchange.reply.by {
+            "script" => call.reply.get(index),
+            "resume" => call.resume.get(index),
+            _ => None,
+        }
+    }
+}
+
+/// The JSON-RPC message of a scripted reply that answers a request: its JSON body, or the last
+/// SSE event whose data is a response. Placeholders are left as written.
+fn answer_message(reply: &crate::case::Reply) -> Option<Value> {
+    if let Some(json) = &reply.json {
+        return serde_json::from_str(json).ok();
+    }
+    reply
+        .event
+        .iter()
+        .rev()
+        .filter_map(|e| e.data.as_deref())
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|m| m.get("result").is_some() || m.get("error").is_some())
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The JSON body the server sent in `exchange` (its head skipped), when it was one.
+fn sent_json(exchange: &Exchange) -> Option<Value> {
+    let (_, body) = exchange.reply.bytes.split_once("\r\n\r\n")?;
+    serde_json::from_str(body).ok()
+}

@@ -1,0 +1,66 @@
+//! SSE resumption (2025 era): a GET that resumes a stream names the last event id it saw and
+//! comes no sooner than the stream's `retry` asked.
+
+use super::{Request, Requests, Tally};
+use crate::case::Grade;
+
+pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+    for (at, request) in requests.list.iter().enumerate() {
+        if request.exchange.http_method != "GET" {
+            continue;
+        }
+        let Some((stream, reply)) = requests.list[..at]
+            .iter()
+            .rev()
+            .find_map(|r| Some((r, requests.script_reply(r).filter(|s| !s.event.is_empty())?)))
+        else {
+            continue;
+        };
+        let last_id = reply.event.iter().rev().find_map(|e| e.id.as_deref());
+        if let Some(last_id) = last_id {
+            tally.judge(
+                "resume-last-event-id",
+                Grade::Should,
+                names(request, last_id),
+            );
+        }
+        if let Some(retry) = reply.event.iter().rev().find_map(|e| e.retry) {
+            tally.judge(
+                "resume-waits-retry",
+                Grade::Must,
+                waited(request, stream, retry),
+            );
+        }
+    }
+}
+
+fn names(request: &Request, last_id: &str) -> Result<(), String> {
+    match request.header("last-event-id") {
+        Some(sent) if sent == last_id => Ok(()),
+        Some(sent) => Err(format!(
+            "{}: Last-Event-ID is {sent:?}, the last event id sent was {last_id:?}",
+            request.label
+        )),
+        None => Err(format!(
+            "{}: no Last-Event-ID (the last event id sent was {last_id:?})",
+            request.label
+        )),
+    }
+}
+
+fn waited(request: &Request, stream: &Request, retry: u64) -> Result<(), String> {
+    let ended = stream
+        .exchange
+        .reply
+        .ended_ms
+        .unwrap_or(stream.exchange.at_ms);
+    let gap = request.exchange.at_ms.saturating_sub(ended);
+    if gap >= retry {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: came {gap} ms after the stream of {} ended; its retry field asked for {retry} ms",
+            request.label, stream.label
+        ))
+    }
+}

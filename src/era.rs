@@ -1,0 +1,49 @@
+//! Protocol eras: the stateless 2026-07-28 ("modern") and the 2025 session era ("legacy"), and
+//! how a client tells from a 4xx which one a server speaks.
+
+/// The stateless protocol version.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// JSON-RPC codes a modern server sends with `400` (header mismatch, missing client capability,
+/// unsupported protocol version): their presence says the server is modern.
+pub const MODERN_400_CODES: [i64; 3] = [-32020, -32021, -32022];
+
+/// The code of `UnsupportedProtocolVersionError`, whose `data.supported` lists the versions the
+/// server accepts.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// Whether an error answer to a modern request is a recognized modern error: `400` with one of
+/// [`MODERN_400_CODES`], or `404` with `-32601` (a modern server's unknown method). Any other
+/// `400`, `404` or `405` identifies a legacy server, and a dual-era client falls back to
+/// `initialize` (2026-07-28 transports, "Backward Compatibility").
+pub fn is_modern_error(status: u16, code: Option<i64>) -> bool {
+    match (status, code) {
+        (400, Some(code)) => MODERN_400_CODES.contains(&code),
+        (404, Some(code)) => code == -32601,
+        _ => false,
+    }
+}
+
+/// Whether a status to a modern request, without a recognized modern error, means "legacy
+/// server: fall back to `initialize`".
+pub fn is_legacy_rejection(status: u16, code: Option<i64>) -> bool {
+    matches!(status, 400 | 404 | 405) && !is_modern_error(status, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modern_errors_are_the_2026_codes_on_400_and_method_not_found_on_404() {
+        assert!(is_modern_error(400, Some(-32022)));
+        assert!(is_modern_error(404, Some(-32601)));
+        assert!(!is_modern_error(400, Some(-32602)));
+        assert!(!is_modern_error(400, None));
+        assert!(!is_modern_error(404, Some(-32022)));
+        assert!(is_legacy_rejection(400, Some(-32000)));
+        assert!(is_legacy_rejection(405, None));
+        assert!(!is_legacy_rejection(400, Some(-32020)));
+        assert!(!is_legacy_rejection(503, None));
+    }
+}
