@@ -1,20 +1,36 @@
 //! The reference adapter: this project's own MCP client (design §6).
 //!
-//! It speaks 2026-07-28 (one stateless `tools/call` POST with the `_meta` protocol fields) and the
+//! It speaks 2026-07-28 (stateless `tools/call` POSTs with the `_meta` protocol fields) and the
 //! 2025 session era (`initialize`, `notifications/initialized`, then `tools/call` with the
-//! session id), and reports what the reference classifier makes of the `tools/call` response.
-//! It never retries a request by itself: the runner counts `tools/call` POSTs.
+//! session id), and reports what the reference classifier makes of the last answer. Around the
+//! single request it does what the spec asks of a client, each in its own module:
+//! - [`retry`]: repeats a call after 503, 429 or a connection error, only for tools declared
+//!   read-only or idempotent, at most twice, with backoff or `Retry-After`;
+//! - [`mrtr`]: answers `input_required` with a new request (2026-07-28), a bounded number of
+//!   rounds;
+//! - [`resume`]: resumes a 2025 SSE stream that ended early with GET and `Last-Event-ID`, and
+//!   re-issues a 2026-07-28 request whose stream broke;
+//! - [`lifecycle`]: a new session after a 404 (2025), another version after -32022, and a
+//!   fallback to `initialize` when a modern request gets a legacy 4xx.
 
+mod body;
 mod exchange;
+mod lifecycle;
+mod mrtr;
+mod resume;
+mod retry;
 mod session;
 mod wire;
+
+pub use retry::RetryPolicy;
 
 use crate::adapter::{Adapter, CallContext};
 use crate::classify::Classification;
 use crate::observation::AdapterReport;
-use exchange::{Deadline, exchange};
+use exchange::{Deadline, Reply};
 use reqwest::Client;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use session::Session;
 
 /// This project's own Streamable HTTP client, built on reqwest and the reference classifier.
 ///
@@ -22,19 +38,37 @@ use serde_json::{Value, json};
 #[derive(Debug, Clone)]
 pub struct ReferenceAdapter {
     client: Client,
+    retry: RetryPolicy,
+    mrtr: bool,
 }
 
 impl ReferenceAdapter {
     /// The stateless protocol version (no `initialize`, `_meta` on every request).
-    pub const STATELESS_VERSION: &'static str = "2026-07-28";
-    /// The session-era protocol versions (`initialize` handshake and `Mcp-Session-Id`).
+    pub const STATELESS_VERSION: &'static str = crate::era::MODERN_VERSION;
+    /// The session-era protocol versions (`initialize` handshake and `Mcp-Session-Id`), newest
+    /// last.
     pub const SESSION_VERSIONS: [&'static str; 2] = ["2025-06-18", "2025-11-25"];
 
-    /// A reference client: plain HTTP/1.1, no proxy, no redirects, no retries.
+    /// A reference client: plain HTTP/1.1, no proxy, no redirects, no transport retries; the
+    /// [default retry policy](RetryPolicy::RepeatableTools) and MRTR on.
     pub fn new() -> Self {
         ReferenceAdapter {
             client: build_client(),
+            retry: RetryPolicy::default(),
+            mrtr: true,
         }
+    }
+
+    /// Runs with this retry policy.
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Does not answer `input_required` (a client without MRTR): reports `INPUT_REQUIRED`.
+    pub fn without_mrtr(mut self) -> Self {
+        self.mrtr = false;
+        self
     }
 }
 
@@ -54,12 +88,16 @@ impl Adapter for ReferenceAdapter {
                 ),
             };
         };
-        let mut run = Run::new(&self.client, &call);
+        let mut run = Run::new(self, &call);
         let classification = match era {
-            Era::Stateless => run.stateless_call().await,
-            Era::Session => run.session_call().await,
+            Era::Stateless => run.modern_call().await,
+            Era::Session => run.session_call(&call.protocol_version).await,
         };
-        classification.into_observation().into()
+        let observation = classification
+            .into_observation()
+            .with_retry(self.retry.name())
+            .with_attempts(run.attempts);
+        observation.into()
     }
 }
 
@@ -71,6 +109,7 @@ fn build_client() -> Client {
         .no_proxy()
         // A 307/308 would re-send the POST: a second tools/call the client did not decide on.
         .redirect(reqwest::redirect::Policy::none())
+        // Repeating a request is this client's decision (see `retry`), never the transport's.
         .retry(reqwest::retry::never())
         // A pooled connection the server already closed makes the next request fail (or, if
         // unsent, be retried by hyper): a fresh connection per request keeps outcomes exact.
@@ -102,25 +141,37 @@ impl Era {
     }
 }
 
-/// The state of one adapter call: its request ids and its one deadline for everything.
+/// How a `tools/call` is sent: statelessly, or inside a session.
+#[derive(Debug, Clone, Copy)]
+enum Mode<'s> {
+    Stateless,
+    Session(&'s Session),
+}
+
+/// The state of one adapter call: its request ids, its one deadline for everything and how many
+/// `tools/call` requests it sent.
 struct Run<'a> {
     client: &'a Client,
+    options: &'a ReferenceAdapter,
     ctx: &'a CallContext,
     deadline: Deadline,
     last_id: u64,
+    attempts: u32,
 }
 
 impl<'a> Run<'a> {
-    fn new(client: &'a Client, ctx: &'a CallContext) -> Self {
+    fn new(options: &'a ReferenceAdapter, ctx: &'a CallContext) -> Self {
         Run {
-            client,
+            client: &options.client,
+            options,
             ctx,
             deadline: Deadline::after(ctx.timeout),
             last_id: 0,
+            attempts: 0,
         }
     }
 
-    /// The next request id: integers from 1 within one adapter call.
+    /// The next request id: integers from 1 within one adapter call, never reused.
     fn next_id(&mut self) -> Value {
         self.last_id += 1;
         json!(self.last_id)
@@ -135,16 +186,34 @@ impl<'a> Run<'a> {
             .body(body.to_string())
     }
 
-    /// 2026-07-28: one `tools/call` that carries its protocol version itself.
-    async fn stateless_call(&mut self) -> Classification {
+    /// Sends one `tools/call` (a new id) with `extra` params (MRTR's answers) and reads its
+    /// answer, resuming or re-issuing a broken stream as the era says.
+    async fn send_tool_call(&mut self, mode: Mode<'_>, extra: &Map<String, Value>) -> Reply {
         let id = self.next_id();
-        let meta = wire::stateless_meta(&id);
-        let body = wire::tools_call(&id, &self.ctx.tool, &self.ctx.arguments, meta);
-        let request = self
-            .post(&body)
-            .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
-            .header(wire::METHOD, "tools/call")
-            .header(wire::NAME, wire::header_safe(&self.ctx.tool));
-        exchange(request, &id, &self.deadline).await.classification
+        let meta = match mode {
+            Mode::Stateless => wire::stateless_meta(&id, self.options.mrtr),
+            Mode::Session(_) => wire::session_meta(&id),
+        };
+        let body = wire::tools_call(&id, &self.ctx.tool, &self.ctx.arguments, meta, extra);
+        let request = match mode {
+            Mode::Stateless => self
+                .post(&body)
+                .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
+                .header(wire::METHOD, "tools/call")
+                .header(wire::NAME, wire::header_safe(&self.ctx.tool)),
+            Mode::Session(session) => self.in_session(self.post(&body), session),
+        };
+        self.attempts += 1;
+        let reply = exchange::exchange(request, &id, &self.deadline).await;
+        match mode {
+            Mode::Session(session) => self.resume(reply, &id, session).await,
+            Mode::Stateless => reply,
+        }
     }
+}
+
+/// What a classification says, with `prefix: ` before its reason.
+fn prefixed(mut classification: Classification, prefix: &str) -> Classification {
+    classification.reason = format!("{prefix}: {}", classification.reason);
+    classification
 }

@@ -29,6 +29,11 @@ impl Deadline {
         self.at
     }
 
+    /// Whether waiting `wait` from now still ends before the deadline.
+    pub(super) fn leaves(&self, wait: Duration) -> bool {
+        Instant::now() + wait < self.at
+    }
+
     /// What a deadline that passed before any response head says.
     pub(super) fn headless_timeout(&self, waiting_for: &str) -> Classification {
         Classification::timeout(format!(
@@ -41,6 +46,8 @@ impl Deadline {
 /// What came back for one request.
 #[derive(Debug)]
 pub(super) struct Reply {
+    /// The id of the request this answers.
+    pub(super) id: Value,
     /// The classifier's verdict (or a connection error / timeout when no head arrived).
     pub(super) classification: Classification,
     /// The response headers, when a head arrived.
@@ -50,8 +57,9 @@ pub(super) struct Reply {
 }
 
 impl Reply {
-    fn headless(classification: Classification) -> Self {
+    fn headless(id: &Value, classification: Classification) -> Self {
         Reply {
+            id: id.clone(),
             classification,
             headers: None,
             body: Vec::new(),
@@ -62,8 +70,8 @@ impl Reply {
 /// Sends `request` and classifies its response as the answer to the request with `id`.
 pub(super) async fn exchange(request: RequestBuilder, id: &Value, deadline: &Deadline) -> Reply {
     match timeout_at(deadline.at, request.send()).await {
-        Err(_elapsed) => Reply::headless(deadline.headless_timeout("response head")),
-        Ok(Err(err)) => Reply::headless(send_failure(err)),
+        Err(_elapsed) => Reply::headless(id, deadline.headless_timeout("response head")),
+        Ok(Err(err)) => Reply::headless(id, send_failure(err)),
         Ok(Ok(response)) => read(response, id, deadline).await,
     }
 }
@@ -95,6 +103,7 @@ pub(super) async fn read(mut response: Response, id: &Value, deadline: &Deadline
     // A head arrived, so the observation names its status whatever the classifier filled in.
     classification.status.get_or_insert(status);
     Reply {
+        id: id.clone(),
         classification,
         headers: Some(headers),
         body,

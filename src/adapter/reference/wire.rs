@@ -20,23 +20,30 @@ fn client_info() -> Value {
     json!({"name": "mcp-error-layers-reference", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// A `tools/call` request with this `_meta`.
+/// A `tools/call` request with this `_meta` and `extra` params (MRTR's `inputResponses` and
+/// `requestState`).
 pub(super) fn tools_call(
     id: &Value,
     tool: &str,
     arguments: &Value,
     meta: Map<String, Value>,
+    extra: &Map<String, Value>,
 ) -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": meta},
-    })
+    let mut params = json!({"name": tool, "arguments": arguments, "_meta": meta});
+    for (key, value) in extra {
+        params[key] = value.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-/// 2026-07-28 `_meta`: the required protocol fields, plus a progress token.
-pub(super) fn stateless_meta(id: &Value) -> Map<String, Value> {
+/// 2026-07-28 `_meta`: the required protocol fields, plus a progress token. A client that
+/// answers MRTR input requests declares the kinds it answers (elicitations and roots).
+pub(super) fn stateless_meta(id: &Value, mrtr: bool) -> Map<String, Value> {
+    let capabilities = if mrtr {
+        json!({"elicitation": {}, "roots": {}})
+    } else {
+        json!({})
+    };
     let mut meta = session_meta(id);
     meta.insert(
         "io.modelcontextprotocol/protocolVersion".into(),
@@ -44,7 +51,7 @@ pub(super) fn stateless_meta(id: &Value) -> Map<String, Value> {
     );
     meta.insert(
         "io.modelcontextprotocol/clientCapabilities".into(),
-        json!({}),
+        capabilities,
     );
     meta.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
     meta
