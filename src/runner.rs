@@ -119,14 +119,15 @@ impl CaseRecord {
 
     /// [`fails_run`](Self::fails_run), with the checks `accepted` names not counting.
     pub fn fails_run_accepting(&self, strict: bool, accepted: &dyn Fn(&str) -> bool) -> bool {
+        let unmet = |verdict| !matches!(verdict, Verdict::Pass | Verdict::Unsupported);
         if self.error.is_some() {
             return true;
         }
+        if self.calls.is_empty() {
+            return unmet(self.verdict) && self.grade.fails(strict);
+        }
         self.calls.iter().any(|call| {
-            let unmet = !matches!(
-                call.expectation_verdict(),
-                Verdict::Pass | Verdict::Unsupported
-            );
+            let unmet = unmet(call.expectation_verdict());
             let failed_check = call
                 .failed_checks()
                 .any(|c| !accepted(c.name) && c.grade.fails(strict));

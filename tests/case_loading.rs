@@ -242,3 +242,70 @@ fn a_body_on_a_bodiless_status_and_a_second_content_type_are_refused() {
     );
     assert!(error.message.contains("`content_type`"), "{error}");
 }
+
+#[test]
+fn the_cases_readme_lists_every_builtin_case_with_its_outcome_and_grade() {
+    let readme = std::fs::read_to_string("cases/README.md").unwrap();
+    let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `")).collect();
+    let mut missing = Vec::new();
+    for source in builtin() {
+        let case = source.load().unwrap();
+        let start = format!("| `{}` |", case.id);
+        let outcome = format!("`{}`", case.file.call[0].expect.outcome);
+        let grade = format!("| {} |", case.file.grade);
+        let listed = rows
+            .iter()
+            .any(|r| r.starts_with(&start) && r.contains(&outcome) && r.ends_with(&grade));
+        if !listed {
+            missing.push(case.id);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "cases/README.md's table lacks (or has a stale row for) {missing:?}"
+    );
+}
+
+#[test]
+fn the_new_keys_load_and_their_contradictions_are_named() {
+    let with = |expect: &str| GOOD.replace("code = -32602, tool_posts = 1", expect);
+    let ok = source(&with(
+        "tool_posts = 3, min_gaps_ms = [200, 400], initializes = 0",
+    ))
+    .load()
+    .unwrap();
+    assert_eq!(ok.file.call[0].expect.min_gaps_ms, [200, 400]);
+    let too_many_gaps = source(&with("tool_posts = 2, min_gaps_ms = [200, 400]"));
+    let error = too_many_gaps.load().unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("call[0].expect.min_gaps_ms"));
+    let no_posts = source(&with("min_gaps_ms = [200]")).load().unwrap_err();
+    assert!(
+        no_posts.message.contains("name `tool_posts` too"),
+        "{no_posts}"
+    );
+    let above = source(&with("tool_posts = 5, max_tool_posts = 3"))
+        .load()
+        .unwrap_err();
+    assert_eq!(above.key.as_deref(), Some("call[0].expect.max_tool_posts"));
+    let target = GOOD.replace(
+        "[[call.reply]]",
+        "target = \"every-posts\"\n\n[[call.reply]]",
+    );
+    let error = source(&target).load().unwrap_err();
+    assert!(
+        error.message.contains("unknown variant `every-posts`"),
+        "{error}"
+    );
+    let date = GOOD.replace(
+        "status = 200",
+        "status = 429\nheaders = { \"retry-after\" = \"$http_date+soon\" }",
+    );
+    let error = source(&date).load().unwrap_err();
+    assert_eq!(
+        error.key.as_deref(),
+        Some("call[0].reply[0].headers.retry-after")
+    );
+    let resume = format!("{GOOD}\n[[call.resume]]\nstatus = 200\njson = 'nope'\n");
+    let error = source(&resume).load().unwrap_err();
+    assert_eq!(error.key.as_deref(), Some("call[0].resume[0].json"));
+}

@@ -1,10 +1,13 @@
 //! The reference adapter against well-formed servers (wiremock) and raw sockets that cut, stall
 //! and refuse.
 
-use mcp_error_layers::adapter::reference::ReferenceAdapter;
+use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Adapter, CallContext};
+use mcp_error_layers::case::builtin;
 use mcp_error_layers::observation::{AdapterReport, Observation};
 use mcp_error_layers::outcome::Outcome;
+use mcp_error_layers::runner::{CaseRecord, RunOptions, run_source};
+use mcp_error_layers::verdict::Verdict;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -174,7 +177,7 @@ async fn stateless_call_sends_the_2026_headers_and_body() {
     assert_eq!(header_of(request, "mcp-session-id"), None);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "roots": {}},
         "io.modelcontextprotocol/clientInfo": {
             "name": "mcp-error-layers-reference",
             "version": env!("CARGO_PKG_VERSION"),
@@ -512,4 +515,71 @@ async fn the_timeout_covers_the_session_prelude() {
         .expect("the adapter keeps its own timeout");
     assert_eq!(seen.outcome, Outcome::Timeout, "{seen:?}");
     assert!(seen.detail.starts_with("initialize: "), "{seen:?}");
+}
+
+async fn run_builtin(adapter: &ReferenceAdapter, id: &str) -> CaseRecord {
+    let source = builtin().into_iter().find(|s| s.id == id).unwrap();
+    run_source(adapter, &source, &RunOptions::default()).await
+}
+
+fn observed(record: &CaseRecord) -> Observation {
+    match &record.calls[0].report {
+        Some(AdapterReport::Observed(observation)) => observation.clone(),
+        other => panic!("no observation: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn without_mrtr_the_client_reports_input_required_after_one_post() {
+    let adapter = ReferenceAdapter::new().without_mrtr();
+    let record = run_builtin(&adapter, "mrtr/elicitation-then-complete").await;
+    assert_eq!(observed(&record).outcome, Outcome::InputRequired);
+    assert_eq!(record.calls[0].tool_posts, 1);
+    assert_eq!(record.verdict, Verdict::Fail);
+}
+
+#[tokio::test]
+async fn with_mrtr_the_retry_answers_and_echoes_what_the_server_asked() {
+    let record = run_builtin(&ReferenceAdapter::new(), "mrtr/elicitation-then-complete").await;
+    let retry: Value = serde_json::from_str(&record.exchanges[1].body).unwrap();
+    assert_eq!(retry["id"], 2);
+    assert_eq!(
+        retry["params"]["inputResponses"]["confirm"],
+        json!({"action": "decline"})
+    );
+    let sent = "eyJzdGVwIjoxfQ.c2lnbmF0dXJl+/= caf\u{e9}";
+    assert_eq!(retry["params"]["requestState"], sent);
+}
+
+#[tokio::test]
+async fn the_never_policy_sends_a_read_only_call_once_and_says_so() {
+    let adapter = ReferenceAdapter::new().with_retry(RetryPolicy::Never);
+    let record = run_builtin(&adapter, "retry/read-only-503-twice-then-success").await;
+    let observation = observed(&record);
+    assert_eq!(
+        (
+            observation.outcome,
+            observation.retry.as_deref(),
+            observation.attempts
+        ),
+        (Outcome::HttpError, Some("never"), Some(1))
+    );
+    assert_eq!(record.calls[0].tool_posts, 1);
+}
+
+#[tokio::test]
+async fn the_default_policy_waits_the_backoff_between_posts() {
+    let record = run_builtin(&ReferenceAdapter::new(), "retry/read-only-503-gives-up").await;
+    let posts: Vec<u64> = record
+        .exchanges
+        .iter()
+        .filter(|e| e.is_tool_call())
+        .map(|e| e.at_ms)
+        .collect();
+    assert_eq!(posts.len(), 3);
+    assert!(
+        posts[1] - posts[0] >= 200 && posts[2] - posts[1] >= 400,
+        "{posts:?}"
+    );
+    assert_eq!(observed(&record).attempts, Some(3));
 }

@@ -224,8 +224,12 @@ fn tap_points_carry_skip_and_todo_directives_and_yaml_for_every_miss() {
         "not ok 4 - fixture/retry-then-success # TODO info-grade fail: never fails the run\n"
     ));
     assert!(
+        tap.contains("  - \"check accept-header (must): request 1 (tools/call): Accept is \\\"application/json\\\""),
+        "{tap}"
+    );
+    assert!(
         tap.contains(
-            "not ok 6 - jsonrpc/invalid-params\n  ---\n  message: \"expected JSONRPC_ERROR"
+            "not ok 7 - jsonrpc/invalid-params\n  ---\n  message: \"expected JSONRPC_ERROR"
         )
     );
     let not_ok = tap.lines().filter(|l| l.starts_with("not ok")).count();

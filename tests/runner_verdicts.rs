@@ -46,22 +46,49 @@ impl Adapter for Says {
     }
 }
 
-/// Posts one `tools/call` with a bare HTTP client, then reports a fixed outcome.
+/// Posts one well-formed 2026-07-28 `tools/call` with a bare HTTP client, then reports a
+/// fixed outcome.
 struct PostsThenSays(Outcome);
+
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities":{},
+    "io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
 
 impl Adapter for PostsThenSays {
     async fn call(&self, call: CallContext) -> AdapterReport {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"synthetic","_meta":{META}}}}}"#
+        );
+        let status = post(&call.endpoint, body, true).await;
+        Observation::new(self.0).with_status(status).into()
+    }
+}
+
+/// Posts `body` as a `tools/call`, with the 2026-07-28 headers or none; returns the status.
+async fn post(endpoint: &str, body: String, headers: bool) -> u16 {
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let mut request = client.post(endpoint).body(body);
+    if headers {
+        request = request
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "synthetic");
+    }
+    request.send().await.unwrap().status().as_u16()
+}
+
+/// Posts a bare `tools/call` (no headers, no `_meta`) and reports what the case expects.
+struct PostsBare;
+
+impl Adapter for PostsBare {
+    async fn call(&self, call: CallContext) -> AdapterReport {
         let body =
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"synthetic"}}"#;
-        let client = reqwest::Client::builder().no_proxy().build().unwrap();
-        let status = client
-            .post(&call.endpoint)
-            .body(body)
-            .send()
-            .await
-            .unwrap()
-            .status();
-        Observation::new(self.0).with_status(status.as_u16()).into()
+        let status = post(&call.endpoint, body.into(), false).await;
+        Observation::new(Outcome::HttpError)
+            .with_status(status)
+            .into()
     }
 }
 
@@ -179,4 +206,35 @@ fn grades_decide_whether_a_mismatch_fails_the_run() {
     assert!(!record.fails_run(false) && !record.fails_run(true));
     let broken = CaseRecord::broken("x", "bad file".into());
     assert!(broken.fails_run(false));
+}
+
+#[test]
+fn a_failed_request_check_fails_the_call_and_the_run_by_its_own_grade() {
+    let info_case = TWO_CALLS.replacen("summary", "grade = \"info\"\nsummary", 1);
+    let record = run(&PostsBare, &info_case);
+    let call = &record.calls[0];
+    assert!(call.problems.is_empty(), "{:?}", call.problems);
+    assert_eq!(call.verdict, Verdict::Fail);
+    let failed: Vec<&str> = call.failed_checks().map(|c| c.name).collect();
+    assert_eq!(
+        failed,
+        [
+            "accept-header",
+            "meta-fields",
+            "client-info",
+            "version-header",
+            "method-header",
+            "name-header"
+        ]
+    );
+    // The case is graded info, but a failed MUST check fails the run all the same.
+    assert!(record.fails_run(false));
+    let accepted = |name: &str| name != "client-info";
+    assert!(!record.fails_run_accepting(false, &accepted));
+    assert!(
+        explain(&record)
+            .contains("check accept-header (must): request 1 (tools/call): Accept is \"*/*\""),
+        "{}",
+        explain(&record)
+    );
 }

@@ -60,17 +60,23 @@ impl Judge {
         }
     }
 
-    /// Every expectation is met and every failed check (other than INFO) is accepted.
+    /// Some check failed, every failed check (other than INFO) is accepted and every
+    /// expectation is met.
     fn only_accepted_checks_failed(&self, record: &CaseRecord) -> bool {
-        record.calls.iter().all(|call| {
-            matches!(
-                call.expectation_verdict(),
-                Verdict::Pass | Verdict::Unsupported
-            ) && call
-                .failed_checks()
-                .filter(|c| c.grade != crate::case::Grade::Info)
-                .all(|c| self.baseline.check_reason(c.name).is_some())
-        })
+        let any_failed = record
+            .calls
+            .iter()
+            .any(|c| c.failed_checks().next().is_some());
+        any_failed
+            && record.calls.iter().all(|call| {
+                matches!(
+                    call.expectation_verdict(),
+                    Verdict::Pass | Verdict::Unsupported
+                ) && call
+                    .failed_checks()
+                    .filter(|c| c.grade != crate::case::Grade::Info)
+                    .all(|c| self.baseline.check_reason(c.name).is_some())
+            })
     }
 
     /// Why the baseline accepts `record`: its own entry, or the entries of its failed checks.

@@ -91,6 +91,10 @@ pub fn sources() -> Vec<CaseSource> {
     ));
     all.push(custom("retry-then-success", RETRY_THEN_SUCCESS.to_owned()));
     all.push(custom(
+        "sloppy-request",
+        one_call("a success; the careless client leaves out Accept", "sloppy"),
+    ));
+    all.push(custom(
         "slow-client",
         one_call("a success; the careless client never answers", "hang"),
     ));
@@ -99,7 +103,7 @@ pub fn sources() -> Vec<CaseSource> {
 }
 
 /// Posts the call, then says `TOOL_SUCCESS` whatever the answer; its tool name can make it
-/// hang (`hang`), crash (`panic`) or decline (`unsupported`).
+/// hang (`hang`), crash (`panic`), decline (`unsupported`) or send a bad Accept (`sloppy`).
 pub struct Careless;
 
 impl Adapter for Careless {
@@ -116,18 +120,33 @@ impl Adapter for Careless {
 }
 
 async fn post_and_say_success(call: &CallContext) -> AdapterReport {
+    // It sends what the spec asks of a request (the request checks pass); its carelessness is
+    // in how it reads the answer.
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "careless", "version": "0"},
+    });
     let body = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": call.tool, "arguments": call.arguments},
+        "params": {"name": call.tool, "arguments": call.arguments, "_meta": meta},
     });
     let client = reqwest::Client::builder()
         .no_proxy()
         .build()
         .expect("an HTTP client");
+    // `sloppy` leaves out Accept, so that one case fails a request check.
+    let accept = match call.tool.as_str() {
+        "sloppy" => "application/json",
+        _ => "application/json, text/event-stream",
+    };
     let sent = client
         .post(&call.endpoint)
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+        .header("accept", accept)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", &call.tool)
         .body(body.to_string())
         .send()
         .await;
