@@ -168,6 +168,15 @@
 //! [`Outcome::UnclassifiedError`] rather than a guess: a guess that happens to match would pass
 //! a case the client does not really handle.
 //!
+//! Besides the outcome, every call is judged on what the client *sent*: named request checks
+//! (the `Accept` header, `_meta` and the 2026-07-28 headers, the 2025 session, new ids for
+//! repeated calls, MRTR's echo rules, SSE resumption; the table is in `cases/README.md` of
+//! this crate). A failed check fails the call; its own grade decides about the run. The
+//! context's `annotations` say whether the tool is read-only or idempotent
+//! ([`CallContext::is_repeatable`]), for a client whose retry policy rests on them; an
+//! observation may name that policy (`with_retry`) and count its requests (`with_attempts`,
+//! held against what the server received).
+//!
 //! The future is polled on a tokio runtime (current-thread, one per case, time and I/O
 //! enabled), under a deadline of the call's timeout plus a margin; when the deadline passes the
 //! future is dropped and the call is a `hang`. A panic inside it is an `adapter-error`. It must
@@ -355,7 +364,16 @@
 //! | unsupported | either | ignored, with the adapter's reason |
 //! | the case file does not load | either | fails |
 //!
-//! Entries are whole case ids, each with a non-empty reason. An entry that names no case (a
+//! A request check your client fails everywhere (it does not send `Mcp-Name` yet, say) is
+//! accepted by name, for every case, in a second table; a case whose only failures are
+//! accepted checks passes with a note:
+//!
+//! ```toml
+//! [checks]
+//! "name-header" = "Mcp-Name comes with the 2026 transport rewrite (#40)"
+//! ```
+//!
+//! Entries are whole case ids (or check names), each with a non-empty reason. An entry that names no case (a
 //! typo, a removed case), an unreadable file and an unknown key fail the test
 //! `mcp-error-layers::config`. When a fix lands, its case's test fails until you delete the
 //! entry, so the baseline only ever shrinks by decision.
@@ -405,8 +423,9 @@
 //!   nextest's own JUnit output. nextest also shows an unsupported case as passed (its output
 //!   says it was ignored): libtest has no way to ignore a test once it runs.
 //! - insta's failure text says "Stopped on the first failure"; every case still runs.
-//! - Baseline entries cover whole cases (not single calls), and reports show an accepted
-//!   deviation with its verdict (they do not read the baseline).
+//! - Baseline entries cover whole cases (not single calls) or a check everywhere, and reports
+//!   show an accepted deviation with its verdict (they do not read the baseline). A `[checks]`
+//!   entry that no longer fails anywhere is not flagged as stale.
 //!
 //! # The pieces
 //!
@@ -415,7 +434,8 @@
 //! - [`wire`]: the wire server, one per case on `127.0.0.1:0`, writing raw HTTP/1.1.
 //! - [`adapter`]: the client under test; [`adapter::reference::ReferenceAdapter`] is ours.
 //! - [`classify`]: the reference classifier, usable on its own by gateways.
-//! - [`runner`] and [`suite`]: one case, many cases; [`verdict`] compares.
+//! - [`runner`] and [`suite`]: one case, many cases; [`verdict`] compares the observation,
+//!   [`checks`] judges the requests ([`era`] tells the 2026 and 2025 eras apart).
 //! - [`explain`], [`transcript`], [`snapshot`]: what a person or a snapshot sees.
 //! - [`report`]: TAP, JUnit, JSON and HTML reports of a run.
 //! - [`entry`]: the `cargo test` entry, [`main!`] and [`Config`].

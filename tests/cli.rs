@@ -214,3 +214,29 @@ fn run_drives_an_out_of_process_adapter_given_after_the_double_dash() {
         serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     assert_eq!(report["adapter"]["name"], "oneshot.py");
 }
+
+#[test]
+fn retry_never_makes_the_reference_client_send_a_read_only_call_once() {
+    let out = temp_dir("retry-never");
+    let json = out.join("r.json");
+    let case = "retry/read-only-503-twice-then-success";
+    let output = run(&[
+        "run",
+        case,
+        "--retry",
+        "never",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    // The case is graded should: a warning, not a failure.
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report = std::fs::read_to_string(&json).unwrap();
+    assert!(report.contains("\"retry\": \"never\""), "{report}");
+    assert!(
+        report.contains("tool_posts: expected 3, the server received 1"),
+        "{report}"
+    );
+    let with_command = run(&["run", "--retry", "never", "--", "/bin/true"]);
+    assert_eq!(with_command.status.code(), Some(2));
+    assert!(text(&with_command.stderr).contains("an adapter program has its own"));
+}

@@ -4,13 +4,13 @@
 //! 2025 session era (`initialize`, `notifications/initialized`, then `tools/call` with the
 //! session id), and reports what the reference classifier makes of the last answer. Around the
 //! single request it does what the spec asks of a client, each in its own module:
-//! - [`retry`]: repeats a call after 503, 429 or a connection error, only for tools declared
-//!   read-only or idempotent, at most twice, with backoff or `Retry-After`;
-//! - [`mrtr`]: answers `input_required` with a new request (2026-07-28), a bounded number of
+//! - `retry` ([`RetryPolicy`]): repeats a call after 503, 429 or a connection error, only for
+//!   tools declared read-only or idempotent, at most twice, with backoff or `Retry-After`; and
+//!   re-issues a 2026-07-28 request whose stream broke, once, with a new id;
+//! - `mrtr`: answers `input_required` with a new request (2026-07-28), a bounded number of
 //!   rounds;
-//! - [`resume`]: resumes a 2025 SSE stream that ended early with GET and `Last-Event-ID`, and
-//!   re-issues a 2026-07-28 request whose stream broke;
-//! - [`lifecycle`]: a new session after a 404 (2025), another version after -32022, and a
+//! - `resume`: resumes a 2025 SSE stream that ended early with GET and `Last-Event-ID`;
+//! - `lifecycle`: a new session after a 404 (2025), another version after -32022, and a
 //!   fallback to `initialize` when a modern request gets a legacy 4xx.
 
 mod body;

@@ -39,9 +39,13 @@ fn input_required(message: &Value) -> Option<&Value> {
     (result.get("resultType")? == "input_required").then_some(result)
 }
 
+/// Ids must differ from the earlier ones of the same session (a new 2025 session starts its
+/// ids afresh); 2026-07-28 has no sessions, so there all earlier requests count.
 fn new_id(request: &Request, earlier: &[&Request]) -> Result<(), String> {
     let id = request.id();
-    match earlier.iter().find(|e| e.id() == id) {
+    let session = request.header("mcp-session-id");
+    let same = |e: &&&Request| e.id() == id && e.header("mcp-session-id") == session;
+    match earlier.iter().find(same) {
         Some(same) => Err(format!(
             "{}: reuses the id {} of {}",
             request.label,

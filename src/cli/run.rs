@@ -6,7 +6,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::ProcessAdapter;
-use mcp_error_layers::adapter::reference::ReferenceAdapter;
+use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{expected, observed};
 use mcp_error_layers::report::{AdapterInfo, Counts, ReportPaths, RunReport, Status, write_all};
@@ -31,6 +31,10 @@ pub struct RunArgs {
     /// appended as the last argument).
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+    /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
+    /// after 503, 429 or a connection error) or `never`.
+    #[arg(long, value_name = "POLICY", value_enum, default_value_t = Retry::RepeatableTools)]
+    retry: Retry,
     /// Make every case prefer this protocol version.
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
@@ -65,7 +69,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let started = Instant::now();
     let records = match args.command.split_first() {
         Some((program, rest)) => run_with(&ProcessAdapter::new(program, rest), &sources, &args),
-        None => run_with(&ReferenceAdapter::new(), &sources, &args),
+        None => run_with(
+            &ReferenceAdapter::new().with_retry(args.retry.policy()),
+            &sources,
+            &args,
+        ),
     };
     let report = RunReport {
         adapter: AdapterInfo { name, version },
@@ -88,7 +96,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
 
 /// The adapter's name for reports: `--adapter NAME`, else `reference` or the program's file
 /// name. Without a command only `reference` exists.
+/// `--retry` as clap spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Retry {
+    #[default]
+    RepeatableTools,
+    Never,
+}
+
+impl Retry {
+    fn policy(self) -> RetryPolicy {
+        match self {
+            Retry::RepeatableTools => RetryPolicy::RepeatableTools,
+            Retry::Never => RetryPolicy::Never,
+        }
+    }
+}
+
 fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
+    if !args.command.is_empty() && args.retry != Retry::default() {
+        return Err(Fatal::new(
+            "--retry sets the reference client's policy; an adapter program has its own",
+        ));
+    }
     match (args.command.first(), &args.adapter) {
         (Some(_), Some(name)) => Ok((name.clone(), None)),
         (Some(program), None) => {

@@ -26,7 +26,8 @@ pub struct Exchange {
 /// What the server wrote back.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Sent {
-    /// Who answered: `script` (a case reply), `prelude` or `error`.
+    /// Who answered: `script` (a case reply), `resume` (a case's answer to a GET), `prelude`
+    /// or `error`.
     pub by: &'static str,
     /// The status, when a status line went out.
     pub status: Option<u16>,
