@@ -820,3 +820,87 @@ fn an_unknown_method_in_the_2026_era_is_404_method_not_found() {
     );
     assert_eq!(answer, expected);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fault targeting, resumption answers, session ids and the date placeholder
+// ---------------------------------------------------------------------------------------------
+
+fn message(id: u64, method: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}}).to_string()
+}
+
+fn status_of(response: &str) -> &str {
+    response.split(' ').nth(1).unwrap_or_default()
+}
+
+#[test]
+fn every_post_targeting_answers_initialize_with_the_first_reply_then_falls_back() {
+    let server = WireServer::start(case(
+        "summary = \"t\"\nprotocol_version = \"2025-11-25\"\n[[call]]\ntarget = \"every-post\"\n\
+         expect = { outcome = \"HTTP_ERROR\" }\n[[call.reply]]\nstatus = 503\n[[call.reply]]\nstatus = 429\n",
+    ))
+    .unwrap();
+    let addr = server.addr();
+    assert_eq!(status_of(&post(addr, &message(1, "initialize"))), "503");
+    assert_eq!(status_of(&post(addr, &message(2, "tools/list"))), "429");
+    // The replies are used up: built-in answers for the rest, the last reply for tools/call.
+    assert_eq!(status_of(&post(addr, &message(3, "initialize"))), "200");
+    assert_eq!(status_of(&post(addr, &call(json!(4)))), "429");
+    let record = server.record();
+    let by: Vec<&str> = record.iter().map(|e| e.reply.by).collect();
+    assert_eq!(by, ["script", "script", "prelude", "script"]);
+    assert_eq!(record[1].reply.script_index, Some(1));
+}
+
+#[test]
+fn a_get_with_last_event_id_gets_the_resume_script_with_the_calls_placeholders() {
+    let server = WireServer::start(case(
+        "summary = \"t\"\n[[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
+         [[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
+         [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"id\": \"$id\"}'\n",
+    ))
+    .unwrap();
+    let addr = server.addr();
+    let _ = post(addr, &call(json!("abc")));
+    let get = |extra: &str| {
+        let raw = format!("GET /mcp HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n");
+        read_until_eof(&mut send(addr, &raw))
+    };
+    assert_eq!(
+        status_of(&get("")),
+        "405",
+        "a standalone GET is no resumption"
+    );
+    let resumed = get("Last-Event-ID: e-1\r\n");
+    assert_eq!(status_of(&resumed), "200");
+    assert!(resumed.contains("data: {\"id\":\"abc\"}"), "{resumed}");
+    let by: Vec<&str> = server.record().iter().map(|e| e.reply.by).collect();
+    assert_eq!(by, ["script", "prelude", "resume"]);
+}
+
+#[test]
+fn each_initialize_mints_a_new_session_id() {
+    let server = serve("[[call.reply]]\nstatus = 200\n");
+    let first = post(server.addr(), &message(1, "initialize"));
+    let second = post(server.addr(), &message(2, "initialize"));
+    let (a, b) = (
+        header(&first, "mcp-session-id"),
+        header(&second, "mcp-session-id"),
+    );
+    assert!(a.is_some() && a != b, "{a:?} {b:?}");
+    assert_eq!(server.record()[1].reply.session.as_deref(), b);
+}
+
+#[test]
+fn an_http_date_placeholder_becomes_a_date_that_many_seconds_ahead() {
+    let server =
+        serve("[[call.reply]]\nstatus = 429\nheaders = { \"retry-after\" = \"$http_date+30\" }\n");
+    let answer = post(server.addr(), &call(json!(1)));
+    let date = header(&answer, "retry-after").expect("a Retry-After header");
+    let when = httpdate::parse_http_date(date).expect("an HTTP-date");
+    let ahead = when.duration_since(std::time::SystemTime::now()).unwrap();
+    assert!(
+        (Duration::from_secs(28)..=Duration::from_secs(30)).contains(&ahead),
+        "{ahead:?}"
+    );
+}

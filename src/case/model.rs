@@ -129,8 +129,8 @@ pub struct Call {
     pub target: Target,
     /// Answers to this call's `tools/call` POSTs in order; the last repeats.
     pub reply: Vec<Reply>,
-    /// Answers to this call's GET requests (SSE resumption with `Last-Event-ID`) in order; the
-    /// last repeats. Without any, a GET gets `405`.
+    /// Answers to this call's GET requests with `Last-Event-ID` (SSE resumptions) in order; the
+    /// last repeats. Without any, and for a GET without `Last-Event-ID`, the answer is `405`.
     #[serde(default)]
     pub resume: Vec<Reply>,
 }
@@ -144,7 +144,7 @@ pub enum Target {
     ToolsCall,
     /// Every POST of the call in arrival order, whatever its method (the way some fault
     /// servers count, so `initialize` can take the first reply); once the replies are used up,
-    /// POSTs are answered as with `tools/call`.
+    /// `tools/call` gets the last one and everything else the built-in answers.
     #[serde(rename = "every-post")]
     EveryPost,
 }
@@ -175,7 +175,8 @@ pub struct Expect {
     /// How many `initialize` requests the server received during the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initializes: Option<u32>,
-    /// How many GET requests (SSE resumptions) the server received during the call.
+    /// How many GET requests with `Last-Event-ID` (SSE resumptions) the server received during
+    /// the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumes: Option<u32>,
 }

@@ -1,1 +1,355 @@
+//! Each check's rule, passed and failed, on hand-built exchanges.
 
+use super::*;
+use crate::case::CaseSource;
+use crate::wire::Sent;
+use serde_json::json;
+
+const MODERN_HEADERS: [(&str, &str); 4] = [
+    ("accept", "application/json, text/event-stream"),
+    ("mcp-protocol-version", "2026-07-28"),
+    ("mcp-method", "tools/call"),
+    ("mcp-name", "synthetic"),
+];
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    })
+}
+
+/// A case with these `[[call.reply]]` tables (TOML) and version.
+fn case(version: &str, replies: &str) -> CaseFile {
+    let text = format!(
+        "summary = \"t\"\nprotocol_version = \"{version}\"\n[[call]]\n\
+         expect = {{ outcome = \"TOOL_SUCCESS\" }}\n{replies}"
+    );
+    let source = CaseSource {
+        id: "t".into(),
+        origin: "t.toml".into(),
+        text: Ok(text),
+    };
+    source.load().unwrap().file
+}
+
+const OK_REPLY: &str = "[[call.reply]]\nstatus = 200\n";
+
+fn post(body: Value, headers: &[(&str, &str)]) -> Exchange {
+    Exchange {
+        at_ms: 0,
+        call: 0,
+        http_method: "POST".into(),
+        path: "/mcp".into(),
+        jsonrpc_method: body
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+        body: body.to_string(),
+        reply: Sent {
+            by: "prelude",
+            status: Some(200),
+            ..Sent::default()
+        },
+    }
+}
+
+fn tool_call(id: u64, params: Value, headers: &[(&str, &str)]) -> Exchange {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    post(body, headers)
+}
+
+fn modern_call(id: u64) -> Exchange {
+    tool_call(
+        id,
+        json!({"name": "synthetic", "_meta": meta()}),
+        &MODERN_HEADERS,
+    )
+}
+
+/// `exchange` answered by script reply `index` with `status` and a JSON `body`.
+fn scripted(mut exchange: Exchange, index: usize, status: u16, body: &str) -> Exchange {
+    exchange.reply = Sent {
+        by: "script",
+        status: Some(status),
+        bytes: format!("HTTP/1.1 {status} x\r\n\r\n{body}"),
+        script_index: Some(index),
+        ..Sent::default()
+    };
+    exchange
+}
+
+fn verdict<'a>(checks: &'a [Check], name: &str) -> Option<&'a Check> {
+    checks.iter().find(|c| c.name == name)
+}
+
+fn passed(checks: &[Check], name: &str) -> bool {
+    verdict(checks, name)
+        .unwrap_or_else(|| panic!("{name} did not apply: {checks:?}"))
+        .passed
+}
+
+#[test]
+fn a_compliant_modern_call_passes_every_header_check() {
+    let checks = judge(&case("2026-07-28", OK_REPLY), 0, &[modern_call(1)]);
+    let names: Vec<&str> = checks.iter().map(|c| c.name).collect();
+    assert_eq!(
+        names,
+        [
+            "accept-header",
+            "meta-fields",
+            "client-info",
+            "version-header",
+            "method-header",
+            "name-header"
+        ]
+    );
+    assert!(checks.iter().all(|c| c.passed), "{checks:?}");
+}
+
+#[test]
+fn each_header_rule_fails_on_its_own_mistake() {
+    let file = case("2026-07-28", OK_REPLY);
+    let with =
+        |headers: &[(&str, &str)], params: Value| judge(&file, 0, &[tool_call(1, params, headers)]);
+    let params = json!({"name": "synthetic", "_meta": meta()});
+    let only_json = [
+        ("accept", "application/json"),
+        MODERN_HEADERS[1],
+        MODERN_HEADERS[2],
+        MODERN_HEADERS[3],
+    ];
+    assert!(!passed(&with(&only_json, params.clone()), "accept-header"));
+    let other_version = [
+        MODERN_HEADERS[0],
+        ("mcp-protocol-version", "2025-11-25"),
+        MODERN_HEADERS[2],
+        MODERN_HEADERS[3],
+    ];
+    let checks = with(&other_version, params.clone());
+    assert!(
+        verdict(&checks, "version-header")
+            .unwrap()
+            .detail
+            .contains("but _meta says")
+    );
+    let wrong_name = [
+        MODERN_HEADERS[0],
+        MODERN_HEADERS[1],
+        MODERN_HEADERS[2],
+        ("mcp-name", "other"),
+    ];
+    assert!(!passed(&with(&wrong_name, params.clone()), "name-header"));
+    let encoded = [
+        MODERN_HEADERS[0],
+        MODERN_HEADERS[1],
+        MODERN_HEADERS[2],
+        ("mcp-name", "=?base64?c3ludGhldGlj?="),
+    ];
+    assert!(passed(&with(&encoded, params.clone()), "name-header"));
+    let no_method = [MODERN_HEADERS[0], MODERN_HEADERS[1], MODERN_HEADERS[3]];
+    assert!(!passed(&with(&no_method, params), "method-header"));
+    let bare = with(&MODERN_HEADERS, json!({"name": "synthetic"}));
+    assert!(!passed(&bare, "meta-fields") && !passed(&bare, "client-info"));
+    let info = verdict(&bare, "client-info").unwrap();
+    assert_eq!(info.grade, Grade::Should);
+}
+
+#[test]
+fn session_rules_follow_the_initialize_answer() {
+    let file = case("2025-11-25", OK_REPLY);
+    let accept = ("accept", "application/json, text/event-stream");
+    let mut init = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"}),
+        &[accept],
+    );
+    init.reply.session = Some("s-0".into());
+    init.reply.bytes = "HTTP/1.1 200 OK\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}".into();
+    let in_session = [
+        accept,
+        ("mcp-session-id", "s-0"),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let notified = post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &in_session,
+    );
+    let good = [
+        init.clone(),
+        notified.clone(),
+        tool_call(2, json!({"name": "synthetic"}), &in_session),
+    ];
+    let checks = judge(&file, 0, &good);
+    for name in [
+        "initialize-first",
+        "initialized-notification",
+        "session-id",
+        "session-version-header",
+    ] {
+        assert!(passed(&checks, name), "{name}: {checks:?}");
+    }
+    assert!(
+        verdict(&checks, "meta-fields").is_none(),
+        "no 2026 rules in a session"
+    );
+    let wrong_session = [
+        accept,
+        ("mcp-session-id", "s-9"),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let bad = [init.clone(), tool_call(2, json!({}), &wrong_session)];
+    let checks = judge(&file, 0, &bad);
+    assert!(!passed(&checks, "initialized-notification"));
+    assert!(!passed(&checks, "session-id") && !passed(&checks, "session-version-header"));
+    let call_first = [tool_call(1, json!({}), &[accept]), init];
+    assert!(!passed(&judge(&file, 0, &call_first), "initialize-first"));
+}
+
+#[test]
+fn a_404_in_a_session_needs_a_new_initialize_without_the_session() {
+    let file = case("2025-11-25", "[[call.reply]]\nstatus = 404\n");
+    let in_session = [("mcp-session-id", "s-0")];
+    let expired = scripted(tool_call(2, json!({}), &in_session), 0, 404, "");
+    let fresh = post(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "initialize"}),
+        &[],
+    );
+    let stale = post(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "initialize"}),
+        &in_session,
+    );
+    let check = |after: &[Exchange]| {
+        let mut all = vec![expired.clone()];
+        all.extend_from_slice(after);
+        passed(&judge(&file, 0, &all), "session-expiry")
+    };
+    assert!(check(&[fresh]));
+    assert!(!check(&[stale]));
+    assert!(!check(&[]));
+}
+
+#[test]
+fn version_answers_decide_between_retry_fallback_and_neither() {
+    let file = case("2026-07-28", OK_REPLY);
+    let unsupported = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2025-11-25"]}}}"#;
+    let rejected = scripted(modern_call(1), 0, 400, unsupported);
+    let init = |version: &str| {
+        post(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": version}}),
+            &[],
+        )
+    };
+    let checks = judge(&file, 0, &[rejected.clone(), init("2025-11-25")]);
+    assert!(passed(&checks, "supported-version-retry") && passed(&checks, "no-legacy-fallback"));
+    let checks = judge(&file, 0, &[rejected.clone(), init("2025-06-18")]);
+    assert!(!passed(&checks, "supported-version-retry") && !passed(&checks, "no-legacy-fallback"));
+    assert!(!passed(
+        &judge(&file, 0, &[rejected]),
+        "supported-version-retry"
+    ));
+    let legacy = scripted(
+        modern_call(1),
+        0,
+        400,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no session"}}"#,
+    );
+    assert!(passed(
+        &judge(&file, 0, &[legacy.clone(), init("2025-11-25")]),
+        "legacy-fallback"
+    ));
+    let gave_up = judge(&file, 0, &[legacy]);
+    assert!(!passed(&gave_up, "legacy-fallback"));
+    assert!(verdict(&gave_up, "no-legacy-fallback").is_none());
+}
+
+#[test]
+fn repeated_calls_need_new_ids_within_a_session() {
+    let file = case("2026-07-28", OK_REPLY);
+    assert!(passed(
+        &judge(&file, 0, &[modern_call(1), modern_call(2)]),
+        "new-request-id"
+    ));
+    assert!(!passed(
+        &judge(&file, 0, &[modern_call(1), modern_call(1)]),
+        "new-request-id"
+    ));
+    let legacy = case("2025-11-25", OK_REPLY);
+    let in_session = |s: &'static str| tool_call(2, json!({}), &[("mcp-session-id", s)]);
+    let across = [in_session("s-0"), in_session("s-1")];
+    assert!(passed(&judge(&legacy, 0, &across), "new-request-id"));
+}
+
+#[test]
+fn mrtr_retries_echo_the_state_and_answer_every_request() {
+    let asked = r#"[[call.reply]]
+status = 200
+json = '{"jsonrpc":"2.0","id":"$id","result":{"resultType":"input_required","requestState":"s é","inputRequests":{"a":{"method":"roots/list"}}}}'
+"#;
+    let file = case("2026-07-28", &format!("{asked}{OK_REPLY}"));
+    let first = scripted(modern_call(1), 0, 200, "");
+    let retry = |id: u64, extra: Value| {
+        let mut params = json!({"name": "synthetic", "_meta": meta()});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        tool_call(id, params, &MODERN_HEADERS)
+    };
+    let good = retry(
+        2,
+        json!({"requestState": "s é", "inputResponses": {"a": {"roots": []}}}),
+    );
+    let checks = judge(&file, 0, &[first.clone(), good]);
+    assert!(passed(&checks, "mrtr-request-state") && passed(&checks, "mrtr-input-responses"));
+    let changed = retry(2, json!({"requestState": "s e", "inputResponses": {}}));
+    let checks = judge(&file, 0, &[first.clone(), changed]);
+    assert!(!passed(&checks, "mrtr-request-state") && !passed(&checks, "mrtr-input-responses"));
+    let stateless = "[[call.reply]]\nstatus = 200\njson = '{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{}}}'\n";
+    let file = case("2026-07-28", &format!("{stateless}{OK_REPLY}"));
+    let invented = retry(2, json!({"requestState": "mine", "inputResponses": {}}));
+    assert!(!passed(
+        &judge(&file, 0, &[first, invented]),
+        "mrtr-request-state"
+    ));
+}
+
+#[test]
+fn a_resuming_get_names_the_last_id_and_waits_the_retry() {
+    let stream = "[[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\nretry = 300\ndata_raw = \"\"\n";
+    let file = case("2025-11-25", stream);
+    let mut call = scripted(tool_call(2, json!({}), &[]), 0, 200, "");
+    call.at_ms = 10;
+    call.reply.ended_ms = Some(20);
+    let template = call.clone();
+    let get = |at_ms: u64, last: Option<&str>| Exchange {
+        at_ms,
+        http_method: "GET".into(),
+        jsonrpc_method: None,
+        body: String::new(),
+        headers: last
+            .map(|l| ("last-event-id".to_owned(), l.to_owned()))
+            .into_iter()
+            .collect(),
+        ..template.clone()
+    };
+    let checks = judge(&file, 0, &[call.clone(), get(320, Some("e-1"))]);
+    assert!(passed(&checks, "resume-last-event-id") && passed(&checks, "resume-waits-retry"));
+    let checks = judge(&file, 0, &[call.clone(), get(319, Some("e-0"))]);
+    assert!(!passed(&checks, "resume-last-event-id") && !passed(&checks, "resume-waits-retry"));
+    assert!(!passed(
+        &judge(&file, 0, &[call, get(400, None)]),
+        "resume-last-event-id"
+    ));
+}
+
+#[test]
+fn every_judged_name_is_listed_once() {
+    let mut names = NAMES.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), NAMES.len());
+}

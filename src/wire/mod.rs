@@ -268,7 +268,7 @@ impl Earlier {
         Earlier {
             posts: mine().filter(|e| e.http_method == "POST").count(),
             tool_posts: mine().filter(|e| e.is_tool_call()).count(),
-            gets: mine().filter(|e| e.http_method == "GET").count(),
+            gets: mine().filter(|e| e.is_resumption()).count(),
             last_tool_call: mine()
                 .rev()
                 .find(|e| e.is_tool_call())
@@ -281,13 +281,20 @@ impl Earlier {
 fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Earlier) -> Option<Pick> {
     let last = |len: usize, n: usize| len.checked_sub(1).map(|end| n.min(end));
     match request.method.as_str() {
-        "POST" if script.target == Target::EveryPost && earlier.posts < script.reply.len() => {
-            Some(Pick::Reply(earlier.posts))
-        }
+        // Every POST in order; once the replies are used up, the last one stays the answer
+        // to tools/call, as when a fault server's sequence has run out.
+        "POST" if script.target == Target::EveryPost => match method {
+            _ if earlier.posts < script.reply.len() => Some(Pick::Reply(earlier.posts)),
+            Some("tools/call") => last(script.reply.len(), usize::MAX).map(Pick::Reply),
+            _ => None,
+        },
         "POST" if method == Some("tools/call") => {
             last(script.reply.len(), earlier.tool_posts).map(Pick::Reply)
         }
-        "GET" => last(script.resume.len(), earlier.gets).map(Pick::Resume),
+        // A GET without Last-Event-ID opens a standalone stream: not a resumption.
+        "GET" if request.header("last-event-id").is_some() => {
+            last(script.resume.len(), earlier.gets).map(Pick::Resume)
+        }
         _ => None,
     }
 }

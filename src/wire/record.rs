@@ -52,6 +52,11 @@ impl Exchange {
         self.http_method == "POST" && self.jsonrpc_method.as_deref() == Some("tools/call")
     }
 
+    /// Whether this is a GET that resumes an SSE stream (it names a `Last-Event-ID`).
+    pub fn is_resumption(&self) -> bool {
+        self.http_method == "GET" && self.header("last-event-id").is_some()
+    }
+
     /// The first header with this lowercase name.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
