@@ -5,7 +5,7 @@
 //! Targets: per-case overhead ≤ 3× the bare round trip; the whole suite well under 150 ms.
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
-use mcp_error_layers::case::{CaseSource, builtin};
+use mcp_error_layers::case::{Call, CaseSource, Reply, builtin};
 use mcp_error_layers::runner::{RunOptions, run_source_blocking};
 use mcp_error_layers::suite::{default_jobs, run_all};
 use mcp_error_layers::wire::WireServer;
@@ -53,7 +53,7 @@ fn main() {
         millis(suite)
     );
     println!(
-        "  of which cases that wait on purpose (timeout_ms set): {waiting}; suite without them: {:>7.1} ms",
+        "  of which cases that wait on purpose (a timeout, backoff, Retry-After or SSE retry): {waiting}; suite without them: {:>7.1} ms",
         millis(quick)
     );
 }
@@ -126,7 +126,7 @@ fn suite_wall(sources: &[CaseSource]) -> (Duration, usize, Duration) {
     let options = RunOptions::default();
     let waits = |s: &CaseSource| {
         s.load()
-            .is_ok_and(|c| c.file.call.iter().any(|call| call.timeout_ms.is_some()))
+            .is_ok_and(|c| c.file.call.iter().any(waits_on_purpose))
     };
     let quick: Vec<CaseSource> = sources.iter().filter(|s| !waits(s)).cloned().collect();
     let time = |set: &[CaseSource]| {
@@ -140,6 +140,20 @@ fn suite_wall(sources: &[CaseSource]) -> (Duration, usize, Duration) {
         median(samples)
     };
     (time(sources), sources.len() - quick.len(), time(&quick))
+}
+
+/// A call whose point is a wait: a client timeout to run into (`timeout_ms`), a backoff or
+/// `Retry-After` to honour (`min_gaps_ms`), or an SSE `retry` field to wait before resuming.
+fn waits_on_purpose(call: &Call) -> bool {
+    let retry_field = |replies: &[Reply]| {
+        replies
+            .iter()
+            .any(|r| r.event.iter().any(|e| e.retry.is_some()))
+    };
+    call.timeout_ms.is_some()
+        || !call.expect.min_gaps_ms.is_empty()
+        || retry_field(&call.reply)
+        || retry_field(&call.resume)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

@@ -128,9 +128,30 @@ fn protocol_headers(exchange: &Exchange) -> BTreeMap<String, String> {
 
 fn redacted(observation: &Observation) -> Observation {
     Observation {
-        detail: redact_ports(&observation.detail),
+        detail: redact_http_dates(&redact_ports(&observation.detail)),
         ..observation.clone()
     }
+}
+
+/// `Wed, 02 Dec 2026 13:44:39 GMT` → `[date]`: the `Retry-After` dates the server makes up,
+/// which a client may quote.
+pub fn redact_http_dates(text: &str) -> String {
+    const DAYS: [&str; 7] = [
+        "Mon, ", "Tue, ", "Wed, ", "Thu, ", "Fri, ", "Sat, ", "Sun, ",
+    ];
+    const LEN: usize = "Wed, 02 Dec 2026 13:44:39 GMT".len();
+    let mut out = text.to_owned();
+    for day in DAYS {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(day).map(|i| i + from) {
+            let date = out.get(at..at + LEN);
+            if date.is_some_and(|d| d.ends_with(" GMT") && httpdate::parse_http_date(d).is_ok()) {
+                out.replace_range(at..at + LEN, "[date]");
+            }
+            from = at + 1;
+        }
+    }
+    out
 }
 
 /// `127.0.0.1:43117` → `127.0.0.1:[port]`.
@@ -152,6 +173,15 @@ pub fn redact_ports(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacts_http_dates_and_leaves_other_text() {
+        let text = "retry_after: \"Wed, 02 Dec 2026 13:53:59 GMT\", Wed, later GMT";
+        assert_eq!(
+            redact_http_dates(text),
+            "retry_after: \"[date]\", Wed, later GMT"
+        );
+    }
 
     #[test]
     fn redacts_every_loopback_port_and_nothing_else() {

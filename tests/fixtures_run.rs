@@ -211,27 +211,8 @@ fn normalize_line(line: &str) -> String {
     for (prefix, placeholder) in REDACTED_NUMBERS {
         line = redact_number_after(&line, prefix, placeholder);
     }
-    redact_http_dates(&line)
-}
-
-/// `Wed, 02 Dec 2026 13:44:39 GMT` (a `Retry-After` date the server made up) → `[date]`.
-fn redact_http_dates(line: &str) -> String {
-    const DAYS: [&str; 7] = [
-        "Mon, ", "Tue, ", "Wed, ", "Thu, ", "Fri, ", "Sat, ", "Sun, ",
-    ];
-    const LEN: usize = "Wed, 02 Dec 2026 13:44:39 GMT".len();
-    let mut out = line.to_owned();
-    for day in DAYS {
-        let mut from = 0;
-        while let Some(at) = out[from..].find(day).map(|i| i + from) {
-            let is_date = out.get(at..at + LEN).is_some_and(|d| d.ends_with(" GMT"));
-            if is_date {
-                out.replace_range(at..at + LEN, "[date]");
-            }
-            from = at + 1;
-        }
-    }
-    out
+    // `Retry-After` dates the server made up.
+    mcp_error_layers::snapshot::redact_http_dates(&line)
 }
 
 /// Numbers that change from run to run, by the text that precedes them.

@@ -5,7 +5,8 @@
     python3 harness/adapters/matrix.py ts.json py.json rmcp.json > harness/adapters/matrix.md
 
 A cell is the observed outcome (with its HTTP status / JSON-RPC code where they matter), one per
-call; a deviation from the expected outcome is marked ✗ and a hang or crash says so.
+call; a deviation is marked ✗, with what else differs in parentheses (a counted key such as
+`tool_posts`, a failed request check), and a hang or crash says so.
 Write the reports with `MCP_ERROR_LAYERS_JSON=<file> cargo test --test sdk_<name>`.
 """
 
@@ -37,7 +38,13 @@ def cell(call: dict) -> str:
         text = "unsupported"
     else:
         text = outcome(observed, call["expected"])
-    return text if call["verdict"] == "pass" else f"✗ {text}"
+    if call["verdict"] == "pass":
+        return text
+    # What else differs: the expectation's other keys (tool_posts, initializes, ...) and the
+    # request checks that failed.
+    notes = [p.split(":")[0] for p in call["problems"] if observed and not p.startswith("outcome:")]
+    notes += [f"check {k['name']}" for k in call.get("checks", []) if not k["passed"]]
+    return f"✗ {text}" + (f" ({', '.join(dict.fromkeys(notes))})" if notes else "")
 
 
 def main(paths: list[str]) -> int:
@@ -65,8 +72,10 @@ def main(paths: list[str]) -> int:
     deviations = [sum(c["verdict"] != "pass" for c in r["cases"]) for r in reports]
     print()
     print(
-        "✗ marks a deviation from the expected outcome (each one listed with its reason in "
-        "`harness/adapters/<sdk>/baseline.toml`); – is a status or code the SDK did not give. "
+        "✗ marks a deviation (each one listed with its reason in "
+        "`harness/adapters/<sdk>/baseline.toml`, or accepted there by check name); in parentheses, "
+        "what else differs: a counted key (`tool_posts`, `initializes`, ...) or a failed request "
+        "check; – is a status or code the SDK did not give. "
         + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))
         + "."
     )
