@@ -275,7 +275,7 @@ fn tap_yaml(yaml: &Value, record: &CaseRecord) -> Result<(), String> {
             .flatten()
             .filter_map(s)
             .collect();
-        check("yaml problems", problems, call.problems.clone())?;
+        check("yaml problems", problems, call.all_problems())?;
         let log = adapter_log(call).map(|l| l.trim_end_matches('\n').to_owned());
         check("yaml adapter_log", s(&seen["adapter_log"]), log)?;
     }

@@ -5,7 +5,7 @@ use crate::adapter::{AdapterLog, CallContext, Driver};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks::{self, Check};
 use crate::observation::AdapterReport;
-use crate::verdict::{Counts, Verdict, mismatches};
+use crate::verdict::{ServerCounts, Verdict, mismatches};
 use crate::wire::{Exchange, WireServer};
 use serde::Serialize;
 use serde_json::Value;
@@ -128,9 +128,12 @@ impl CaseRecord {
         }
         self.calls.iter().any(|call| {
             let unmet = unmet(call.expectation_verdict());
-            let failed_check = call
-                .failed_checks()
-                .any(|c| !accepted(c.name) && c.grade.fails(strict));
+            // A call the adapter declined is skipped whole, stray requests included.
+            let judged = call.verdict != Verdict::Unsupported;
+            let failed_check = judged
+                && call
+                    .failed_checks()
+                    .any(|c| !accepted(c.name) && c.grade.fails(strict));
             (unmet && self.grade.fails(strict)) || failed_check
         })
     }
@@ -208,10 +211,11 @@ async fn run_call<D: Driver>(
     let deadline = context.timeout + options.deadline_margin;
     let log = AdapterLog::new();
     let (ended, duration) = drive_call(adapter, context, deadline, &log).await;
-    let exchanges = server.record();
-    let counts = Counts::of(&exchanges, index);
+    let (counts, checks) = server.with_record(|exchanges| {
+        let checks = checks::judge(&case.file, index, exchanges);
+        (ServerCounts::of(exchanges, index), checks)
+    });
     let expect = case.file.call[index].expect.clone();
-    let checks = checks::judge(&case.file, index, &exchanges);
     let (report, verdict, problems) = match ended {
         CallEnd::Hung => (
             None,
@@ -281,7 +285,7 @@ async fn drive_call<D: Driver>(
 fn judge(
     expect: &Expect,
     report: AdapterReport,
-    counts: &Counts,
+    counts: &ServerCounts,
 ) -> (Option<AdapterReport>, Verdict, Vec<String>) {
     let problems = match &report {
         AdapterReport::Unsupported { unsupported } => {

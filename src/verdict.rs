@@ -43,7 +43,7 @@ impl fmt::Display for Verdict {
 
 /// What the server counted during one call, for the expectation's counting keys.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counts {
+pub struct ServerCounts {
     /// `tools/call` POSTs.
     pub tool_posts: u32,
     /// Milliseconds between consecutive `tools/call` POSTs.
@@ -51,10 +51,10 @@ pub struct Counts {
     /// `initialize` requests.
     pub initializes: u32,
     /// GET requests that resume a stream (with `Last-Event-ID`).
-    pub gets: u32,
+    pub resumes: u32,
 }
 
-impl Counts {
+impl ServerCounts {
     /// Counts the exchanges of call `index`.
     pub fn of(exchanges: &[Exchange], index: usize) -> Self {
         let mine = || exchanges.iter().filter(|e| e.call == index);
@@ -63,14 +63,14 @@ impl Counts {
             .map(|e| e.at_ms)
             .collect();
         let initialize = |e: &&Exchange| e.jsonrpc_method.as_deref() == Some("initialize");
-        Counts {
+        ServerCounts {
             tool_posts: posts.len() as u32,
             gaps_ms: posts
                 .windows(2)
                 .map(|w| w[1].saturating_sub(w[0]))
                 .collect(),
             initializes: mine().filter(initialize).count() as u32,
-            gets: mine().filter(|e| e.is_resumption()).count() as u32,
+            resumes: mine().filter(|e| e.is_resumption()).count() as u32,
         }
     }
 }
@@ -78,7 +78,7 @@ impl Counts {
 /// Every way `observed` (with what the server counted) differs from `expect`; empty means
 /// pass. Only the fields the expectation names are compared, and the client's own count of
 /// its attempts when it gives one.
-pub fn mismatches(expect: &Expect, observed: &Observation, counts: &Counts) -> Vec<String> {
+pub fn mismatches(expect: &Expect, observed: &Observation, counts: &ServerCounts) -> Vec<String> {
     let mut found = Vec::new();
     if expect.outcome != observed.outcome {
         found.push(format!(
@@ -116,7 +116,7 @@ pub fn mismatches(expect: &Expect, observed: &Observation, counts: &Counts) -> V
 }
 
 /// The mismatches of the counting keys: POSTs, gaps, `initialize`s and GETs.
-fn count_mismatches(expect: &Expect, counts: &Counts) -> Vec<String> {
+fn count_mismatches(expect: &Expect, counts: &ServerCounts) -> Vec<String> {
     let mut found = Vec::new();
     let posts = counts.tool_posts;
     if let Some(wanted) = expect.tool_posts
@@ -153,7 +153,7 @@ fn count_mismatches(expect: &Expect, counts: &Counts) -> Vec<String> {
         (
             "resumes",
             expect.resumes,
-            counts.gets,
+            counts.resumes,
             "GET requests with Last-Event-ID",
         ),
     ];
@@ -182,10 +182,10 @@ mod tests {
         Expect::new(outcome)
     }
 
-    fn posts(tool_posts: u32) -> Counts {
-        Counts {
+    fn posts(tool_posts: u32) -> ServerCounts {
+        ServerCounts {
             tool_posts,
-            ..Counts::default()
+            ..ServerCounts::default()
         }
     }
 

@@ -151,7 +151,6 @@ enum Mode<'s> {
 /// The state of one adapter call: its request ids, its one deadline for everything and how many
 /// `tools/call` requests it sent.
 struct Run<'a> {
-    client: &'a Client,
     options: &'a ReferenceAdapter,
     ctx: &'a CallContext,
     deadline: Deadline,
@@ -162,7 +161,6 @@ struct Run<'a> {
 impl<'a> Run<'a> {
     fn new(options: &'a ReferenceAdapter, ctx: &'a CallContext) -> Self {
         Run {
-            client: &options.client,
             options,
             ctx,
             deadline: Deadline::after(ctx.timeout),
@@ -179,7 +177,8 @@ impl<'a> Run<'a> {
 
     /// A POST of `body` with the headers every request carries.
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        self.client
+        self.options
+            .client
             .post(&self.ctx.endpoint)
             .header(reqwest::header::ACCEPT, wire::ACCEPT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")

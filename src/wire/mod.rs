@@ -93,11 +93,13 @@ impl WireServer {
 
     /// Every exchange so far, in arrival order.
     pub fn record(&self) -> Vec<Exchange> {
-        self.shared
-            .record
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.with_record(<[Exchange]>::to_vec)
+    }
+
+    /// `f` of the exchanges so far, without copying them. The server cannot record while `f`
+    /// runs, so keep it short.
+    pub fn with_record<R>(&self, f: impl FnOnce(&[Exchange]) -> R) -> R {
+        f(&self.shared.record.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Stops the server and waits until its runtime, connections and sockets are gone.
@@ -194,7 +196,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
     let script = shared.case.call.get(call);
     let pick = script.and_then(|script| pick(script, request, method, &earlier));
     let placeholders = match pick {
-        Some(Pick::Resume(_)) => earlier.last_tool_call.as_deref().map(placeholders_of),
+        Some(Pick::Resume(_)) => last_tool_call(&record, call).map(placeholders_of),
         _ => message.as_ref().map(Placeholders::from_request),
     };
     let minted = (method == Some("initialize")).then(|| {
@@ -259,7 +261,6 @@ struct Earlier {
     posts: usize,
     tool_posts: usize,
     gets: usize,
-    last_tool_call: Option<String>,
 }
 
 impl Earlier {
@@ -269,12 +270,16 @@ impl Earlier {
             posts: mine().filter(|e| e.http_method == "POST").count(),
             tool_posts: mine().filter(|e| e.is_tool_call()).count(),
             gets: mine().filter(|e| e.is_resumption()).count(),
-            last_tool_call: mine()
-                .rev()
-                .find(|e| e.is_tool_call())
-                .map(|e| e.body.clone()),
         }
     }
+}
+
+/// The body of the call's latest `tools/call`: what a resumed stream answers.
+fn last_tool_call(record: &[Exchange], call: usize) -> Option<&str> {
+    let mine = record.iter().filter(|e| e.call == call);
+    mine.rev()
+        .find(|e| e.is_tool_call())
+        .map(|e| e.body.as_str())
 }
 
 /// The scripted answer for `request`, if the script has one; the last of a list repeats.

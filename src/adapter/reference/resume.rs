@@ -47,6 +47,7 @@ impl Run<'_> {
             }
             tokio::time::sleep(wait).await;
             let get = self
+                .options
                 .client
                 .get(&self.ctx.endpoint)
                 .header(ACCEPT, "text/event-stream")
