@@ -54,10 +54,16 @@ pub struct Check {
 }
 
 impl Check {
-    /// `name (grade): detail`, the way problem lists show a failed check.
+    /// `check name (grade): detail`, the way problem lists show a failed check.
     pub fn failure_line(&self) -> String {
-        format!("check {} ({}): {}", self.name, self.grade, self.detail)
+        failure_line(self.name, self.grade, &self.detail)
     }
+}
+
+/// The one wording of a failed check in problem lists, for a [`Check`] and for a check read back
+/// from a JSON report.
+pub fn failure_line(name: &str, grade: Grade, detail: &str) -> String {
+    format!("check {name} ({grade}): {detail}")
 }
 
 /// Judges every check that applies to call `index` of `case`, given every exchange the server

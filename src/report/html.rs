@@ -278,7 +278,7 @@ fn call_details(page: &mut String, index: usize, call: &JsonCall) {
         .checks
         .iter()
         .filter(|c| !c.passed)
-        .map(|c| format!("check {} ({}): {}", c.name, c.grade.as_str(), c.detail));
+        .map(|c| crate::checks::failure_line(&c.name, c.grade, &c.detail));
     let problems: Vec<String> = call.problems.iter().cloned().chain(failed_checks).collect();
     if !problems.is_empty() {
         page.push_str("<ul class=\"problems\">");
