@@ -8,11 +8,10 @@
 //! configuration asks for and exits with libtest's code. See the [crate docs](crate) for a
 //! tutorial.
 
-mod baseline;
 mod config;
-mod judge;
 mod message;
 mod plan;
+mod result;
 mod snapshots;
 mod trial;
 
@@ -23,15 +22,14 @@ pub use insta as __insta;
 pub use snapshots::AssertSnapshot;
 
 use crate::adapter::Driver;
+use crate::record::CaseRecord;
 use crate::report::{ReportError, RunReport, write_all};
-use crate::runner::CaseRecord;
 use config::Resolved;
-use judge::Judge;
 use libtest_mimic::{Arguments, Conclusion};
 use plan::Plan;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-use trial::Harness;
+use std::sync::{Arc, Condvar, Mutex};
+use trial::{Harness, one_process_per_test};
 
 /// Expands to `fn main()` of a `harness = false` test target that runs every case against an
 /// adapter.
@@ -107,7 +105,7 @@ pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) ->
     args.test_threads = args.test_threads.or(resolved.test_threads);
     let plan = Plan::new(&resolved);
     let harness = Arc::new(harness(adapter, &resolved, &plan, &caller));
-    let conclusion = libtest_mimic::run(&args, harness.trials(&plan));
+    let conclusion = libtest_mimic::run(&args, harness.trials(&plan, &args));
     if args.list {
         return conclusion.exit_code();
     }
@@ -123,17 +121,16 @@ fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> 
             shown: resolved.shown(folder),
             assert: caller.assert_snapshot,
         });
+    let mut options = resolved.options.clone();
+    options.rules = options.rules.with_baseline(plan.baseline.clone());
     Harness {
         adapter,
-        options: resolved.options.clone(),
-        judge: Judge {
-            strict: resolved.strict,
-            baseline: plan.baseline.clone(),
-            baseline_shown: resolved.shown(&resolved.baseline),
-        },
+        options,
+        baseline_shown: resolved.shown(&resolved.baseline),
         snapshots,
         unavailable: resolved.unavailable.clone(),
         records: Mutex::new(Vec::new()),
+        ended: (Mutex::new(0), Condvar::new()),
     }
 }
 
@@ -143,8 +140,10 @@ fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion)
     if kept.is_empty() {
         return conclusion.exit_code();
     }
-    let summary = message::summary(&resolved.adapter.name, &harness.judge, &kept);
-    println!("{summary}");
+    println!("{}", message::summary(&resolved.adapter.name, &kept));
+    if let Some(accepted) = message::accepted_list(&kept) {
+        println!("{accepted}");
+    }
     let records = kept.into_iter().map(|k| k.record).collect();
     match write_reports(records, resolved) {
         Ok(()) => conclusion.exit_code(),
@@ -173,10 +172,4 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
     write_all(&report, &resolved.reports)?;
     println!("{}", message::reports_written(&resolved.reports));
     Ok(())
-}
-
-/// cargo-nextest runs each test in a process of its own, where a report would hold one case
-/// and overwrite the previous one.
-fn one_process_per_test() -> bool {
-    std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test")
 }

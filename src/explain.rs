@@ -2,7 +2,7 @@
 //! went wrong; then the transcript of what the server received and sent.
 
 use crate::observation::AdapterReport;
-use crate::runner::{CallRecord, CaseRecord};
+use crate::record::{CallRecord, CaseRecord};
 use crate::transcript;
 use crate::verdict::Verdict;
 use std::fmt::Write;

@@ -93,7 +93,7 @@
 //! …
 //! test result: FAILED. 21 passed; 27 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.55s
 //!
-//! mcp-error-layers: my-client, 48 cases: 14 pass, 34 fail, 0 hang, 0 adapter-error, 0 unsupported; baseline: 0 accepted, 0 stale; 7 warnings; 0 snapshots changed
+//! mcp-error-layers: my-client, 48 cases: 21 passed (14 pass, 0 accepted, 7 warnings), 27 failed (27 fail, 0 hang, 0 adapter-error, 0 stale), 0 unsupported; 0 snapshots changed
 //! ```
 //!
 //! Seven of the failing verdicts are SHOULD-grade cases: they pass with a `warning:` on stderr
@@ -373,18 +373,27 @@
 //! "name-header" = "Mcp-Name comes with the 2026 transport rewrite (#40)"
 //! ```
 //!
-//! Entries are whole case ids (or check names), each with a non-empty reason. An entry that names no case (a
-//! typo, a removed case), an unreadable file and an unknown key fail the test
-//! `mcp-error-layers::config`. When a fix lands, its case's test fails until you delete the
-//! entry, so the baseline only ever shrinks by decision.
+//! Entries are whole case ids (or check names), each with a non-empty reason. The baseline has
+//! a test of its own, `mcp-error-layers::baseline`, which runs last: an entry that names no case
+//! (a typo, a removed case), an unknown check name, a missing reason, an unknown key or an
+//! unreadable file fail it, each named with the fix, and only that entry is lost: the rest of the
+//! file still accepts what it lists. On a run of every case it also fails for a `[checks]` entry
+//! that no case failed ("remove the entry"). When a fix lands, its case's test fails until you
+//! delete the entry, so the baseline only ever shrinks by decision.
 //!
 //! # Reports
 //!
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client, 48 cases: 11 pass, 28 fail, 3 hang, 3 adapter-error, 3 unsupported; baseline: 1 accepted, 1 stale; 6 warnings; 0 snapshots changed
+//! mcp-error-layers: careless-client, 48 cases: 18 passed (11 pass, 1 accepted, 6 warnings), 27 failed (22 fail, 3 hang, 1 adapter-error, 1 stale), 3 unsupported; 0 snapshots changed
+//! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found
 //! ```
+//!
+//! It counts what libtest counts (passed, failed, ignored), with the parts of each. Every report
+//! agrees with it case by case: an accepted deviation is a passing JUnit test case with the
+//! reason, and a `# TODO accepted: reason` point in TAP, so that CI reporters show it green with
+//! the note.
 //!
 //! and, when any report path is set, writes TAP, JUnit, JSON and HTML reports of every case
 //! that ran (libtest rejects flags it does not know, so the paths come from environment
@@ -404,8 +413,9 @@
 //! - A SHOULD-grade mismatch passes with a `warning:` on stderr unless the run is strict; INFO
 //!   never fails.
 //! - Skipped built-in cases are listed as ignored; `cargo test -- --ignored` runs them anyway.
-//! - The test `mcp-error-layers::config` exists when the configuration names folders, skips or a
-//!   baseline file; it fails with every problem found in them.
+//! - The test `mcp-error-layers::config` exists when the configuration names folders or skips;
+//!   it fails with every problem found in them. `mcp-error-layers::baseline` exists when there is
+//!   a baseline file, runs after every case and fails with the baseline's problems.
 //! - A test can fail for two reasons at once, its verdict and its snapshot; the message has both.
 //! - With `--list` nothing runs and no report is written; with a filter the reports hold only
 //!   the cases that ran.
@@ -423,9 +433,9 @@
 //!   nextest's own JUnit output. nextest also shows an unsupported case as passed (its output
 //!   says it was ignored): libtest has no way to ignore a test once it runs.
 //! - insta's failure text says "Stopped on the first failure"; every case still runs.
-//! - Baseline entries cover whole cases (not single calls) or a check everywhere, and reports
-//!   show an accepted deviation with its verdict (they do not read the baseline). A `[checks]`
-//!   entry that no longer fails anywhere is not flagged as stale.
+//! - Baseline entries cover whole cases (not single calls) or a check everywhere. A `[checks]`
+//!   entry that no case needs is only told on a run of every case: a filtered run (or one under
+//!   cargo-nextest, a process per test) cannot know.
 //!
 //! # The pieces
 //!
@@ -457,6 +467,7 @@
 #![warn(missing_docs)]
 
 pub mod adapter;
+pub mod baseline;
 pub mod case;
 pub mod checks;
 pub mod classify;
@@ -465,9 +476,11 @@ pub mod era;
 pub mod explain;
 pub mod observation;
 pub mod outcome;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod snapshot;
+pub mod standing;
 pub mod suite;
 pub mod transcript;
 pub mod verdict;

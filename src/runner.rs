@@ -3,11 +3,12 @@
 
 use crate::adapter::{AdapterLog, CallContext, Driver};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
-use crate::checks::{self, Check};
+use crate::checks;
 use crate::observation::AdapterReport;
+use crate::record::{CallRecord, CaseRecord};
+use crate::standing::{Rules, Standing};
 use crate::verdict::{ServerCounts, Verdict, mismatches};
-use crate::wire::{Exchange, WireServer};
-use serde::Serialize;
+use crate::wire::WireServer;
 use serde_json::Value;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -26,6 +27,8 @@ pub struct RunOptions {
     /// The client timeout of a call whose case names none (`None`: 5 s, the case format's
     /// default); shorter keeps runs of clients that wait for their timeout fast.
     pub default_timeout: Option<Duration>,
+    /// How each case's standing is decided: strictness and the baseline.
+    pub rules: Rules,
 }
 
 impl Default for RunOptions {
@@ -34,121 +37,7 @@ impl Default for RunOptions {
             deadline_margin: Duration::from_millis(1_000),
             protocol_version: None,
             default_timeout: None,
-        }
-    }
-}
-
-/// The result of one case: its calls, or why it could not run.
-#[derive(Debug, Clone, Serialize)]
-pub struct CaseRecord {
-    /// The case id.
-    pub id: String,
-    /// Its one-line summary (empty when it did not load).
-    pub summary: String,
-    /// Its grade.
-    pub grade: Grade,
-    /// The worst verdict of its calls (`fail` when the case did not load or could not start).
-    pub verdict: Verdict,
-    /// Why the case could not run at all: a load error or a server that did not start.
-    pub error: Option<String>,
-    /// One record per call that ran.
-    pub calls: Vec<CallRecord>,
-    /// Every exchange the server saw during the case.
-    pub exchanges: Vec<Exchange>,
-    /// Wall time of the whole case.
-    #[serde(serialize_with = "millis")]
-    pub duration: Duration,
-}
-
-/// The result of one call.
-#[derive(Debug, Clone, Serialize)]
-pub struct CallRecord {
-    /// What a correct client reports.
-    pub expect: Expect,
-    /// What the adapter reported; `None` when it hung or crashed.
-    pub report: Option<AdapterReport>,
-    /// What the adapter wrote on the side (an adapter program's stderr, bounded), with the
-    /// driver's notes; kept for hangs and crashes too. `None` when there was nothing.
-    pub adapter_log: Option<String>,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The mismatches with the expectation behind a `fail`, or what went wrong for `hang` /
-    /// `adapter-error`. Failed request checks are in `checks`.
-    pub problems: Vec<String>,
-    /// The request checks that applied to this call, passed or not.
-    pub checks: Vec<Check>,
-    /// `tools/call` POSTs the server received during this call.
-    pub tool_posts: u32,
-    /// Wall time of the call.
-    #[serde(serialize_with = "millis")]
-    pub duration: Duration,
-}
-
-impl CallRecord {
-    /// The verdict on the expectation alone, leaving the request checks aside.
-    pub fn expectation_verdict(&self) -> Verdict {
-        match self.verdict {
-            Verdict::Fail if self.problems.is_empty() => Verdict::Pass,
-            verdict => verdict,
-        }
-    }
-
-    /// The checks that failed.
-    pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(|c| !c.passed)
-    }
-
-    /// Everything wrong with the call, for people: the mismatches, then each failed check.
-    pub fn all_problems(&self) -> Vec<String> {
-        let checks = self.failed_checks().map(Check::failure_line);
-        self.problems.iter().cloned().chain(checks).collect()
-    }
-}
-
-fn millis<S: serde::Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(duration.as_millis() as u64)
-}
-
-impl CaseRecord {
-    /// Whether this case fails the run: a case that did not run always does; otherwise a call
-    /// that does not meet its expectation does under the case's grade, and a failed request
-    /// check does under the check's own grade (MUST always, SHOULD when strict, INFO never).
-    pub fn fails_run(&self, strict: bool) -> bool {
-        self.fails_run_accepting(strict, &|_| false)
-    }
-
-    /// [`fails_run`](Self::fails_run), with the checks `accepted` names not counting.
-    pub fn fails_run_accepting(&self, strict: bool, accepted: &dyn Fn(&str) -> bool) -> bool {
-        let unmet = |verdict| !matches!(verdict, Verdict::Pass | Verdict::Unsupported);
-        if self.error.is_some() {
-            return true;
-        }
-        if self.calls.is_empty() {
-            return unmet(self.verdict) && self.grade.fails(strict);
-        }
-        self.calls.iter().any(|call| {
-            let unmet = unmet(call.expectation_verdict());
-            // A call the adapter declined is skipped whole, stray requests included.
-            let judged = call.verdict != Verdict::Unsupported;
-            let failed_check = judged
-                && call
-                    .failed_checks()
-                    .any(|c| !accepted(c.name) && c.grade.fails(strict));
-            (unmet && self.grade.fails(strict)) || failed_check
-        })
-    }
-
-    /// A case that could not run: it fails with `error` and has no calls.
-    pub fn broken(id: &str, error: String) -> Self {
-        CaseRecord {
-            id: id.to_owned(),
-            summary: String::new(),
-            grade: Grade::Must,
-            verdict: Verdict::Fail,
-            error: Some(error),
-            calls: Vec::new(),
-            exchanges: Vec::new(),
-            duration: Duration::ZERO,
+            rules: Rules::default(),
         }
     }
 }
@@ -188,7 +77,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         .map(|c| c.verdict)
         .max()
         .unwrap_or(Verdict::Pass);
-    CaseRecord {
+    let mut record = CaseRecord {
         id: case.id.clone(),
         summary: file.summary.clone(),
         grade: file.grade,
@@ -197,7 +86,10 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         calls,
         exchanges: server.record(),
         duration: started.elapsed(),
-    }
+        standing: Standing::Fail,
+    };
+    options.rules.apply(&mut record);
+    record
 }
 
 async fn run_call<D: Driver>(

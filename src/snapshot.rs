@@ -3,7 +3,7 @@
 //! that a snapshot changes only when behaviour does.
 
 use crate::observation::{AdapterReport, Observation};
-use crate::runner::CaseRecord;
+use crate::record::CaseRecord;
 use crate::verdict::Verdict;
 use crate::wire::Exchange;
 use serde::Serialize;

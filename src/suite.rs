@@ -3,7 +3,8 @@
 
 use crate::adapter::Driver;
 use crate::case::CaseSource;
-use crate::runner::{CaseRecord, RunOptions, run_source};
+use crate::record::CaseRecord;
+use crate::runner::{RunOptions, run_source};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

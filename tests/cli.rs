@@ -38,7 +38,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
         text(&output.stderr)
     );
     assert!(
-        stdout.contains("9 cases: 9 passed, 0 failed, 0 warnings, 0 skipped"),
+        stdout.contains("9 cases: 9 passed, 0 accepted, 0 warnings, 0 failed, 0 skipped"),
         "{stdout}"
     );
     for file in [

@@ -35,6 +35,7 @@ fn careless_client_fails_where_it_trusts_http() {
     let code = output.status.code();
     assert_eq!(code, Some(101), "the careless client must fail");
     assert_reports_hold_every_case(&reports);
+    assert_reports_agree_with_libtest(&reports, &String::from_utf8_lossy(&output.stdout));
 }
 
 #[test]
@@ -85,6 +86,42 @@ fn assert_reports_hold_every_case(folder: &Path) {
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let cases = report["cases"].as_array().map_or(0, Vec::len);
     assert_eq!(cases, mcp_error_layers::case::builtin().len(), "{json}");
+}
+
+/// Every report says of each case what libtest said of its test: FAILED is a failure
+/// everywhere, ignored is a skip, ok (accepted deviations and warnings included) is no failure.
+fn assert_reports_agree_with_libtest(folder: &Path, stdout: &str) {
+    let libtest: std::collections::BTreeMap<&str, &str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("test ")?.split_once(" ... "))
+        .filter_map(|(name, result)| Some((name.split_whitespace().nth(1)?, result.trim())))
+        .filter(|(name, _)| !name.starts_with("mcp-error-layers::"))
+        .collect();
+    let json = std::fs::read_to_string(folder.join("mcp-error-layers.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), libtest.len(), "{libtest:?}");
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let word = match (case["fails_run"].as_bool(), case["status"].as_str()) {
+            (Some(true), _) => "FAILED",
+            (_, Some("skip")) => "ignored",
+            _ => "ok",
+        };
+        let seen = libtest.get(id).copied().unwrap_or("missing");
+        assert!(
+            seen.starts_with(word),
+            "{id}: the JSON report says {word}, libtest {seen}"
+        );
+    }
+    let failed = libtest.values().filter(|r| r.starts_with("FAILED")).count();
+    let junit = std::fs::read_to_string(folder.join("mcp-error-layers.junit.xml")).unwrap();
+    assert_eq!(junit.matches("<failure ").count(), failed, "JUnit failures");
+    let tap = std::fs::read_to_string(folder.join("mcp-error-layers.tap")).unwrap();
+    let not_ok = tap
+        .lines()
+        .filter(|l| l.starts_with("not ok") && !l.contains(" # TODO "));
+    assert_eq!(not_ok.count(), failed, "TAP failures");
 }
 
 /// Builds and runs the fixture, compares its filtered output with `expected` (or rewrites it

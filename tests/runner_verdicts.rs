@@ -1,11 +1,14 @@
 //! Every verdict of design §3, reached with small in-process adapters against real wire servers.
 
 use mcp_error_layers::adapter::{Adapter, CallContext};
+use mcp_error_layers::baseline::Baseline;
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::explain;
 use mcp_error_layers::observation::{AdapterReport, Observation};
 use mcp_error_layers::outcome::Outcome;
-use mcp_error_layers::runner::{CaseRecord, RunOptions, run_source_blocking};
+use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::runner::{RunOptions, run_source_blocking};
+use mcp_error_layers::standing::{Rules, Standing};
 use mcp_error_layers::verdict::Verdict;
 use std::time::Duration;
 
@@ -198,14 +201,16 @@ fn a_failure_explains_expected_observed_and_the_transcript() {
 fn grades_decide_whether_a_mismatch_fails_the_run() {
     let mut record = run(&PostsThenSays(Outcome::HttpError), TWO_CALLS);
     assert_eq!(record.verdict, Verdict::Fail);
+    let fails =
+        |record: &CaseRecord, strict: bool| Rules::strict(strict).standing(record).fails_run();
     record.grade = mcp_error_layers::case::Grade::Must;
-    assert!(record.fails_run(false) && record.fails_run(true));
+    assert!(fails(&record, false) && fails(&record, true));
     record.grade = mcp_error_layers::case::Grade::Should;
-    assert!(!record.fails_run(false) && record.fails_run(true));
+    assert!(!fails(&record, false) && fails(&record, true));
     record.grade = mcp_error_layers::case::Grade::Info;
-    assert!(!record.fails_run(false) && !record.fails_run(true));
+    assert!(!fails(&record, false) && !fails(&record, true));
     let broken = CaseRecord::broken("x", "bad file".into());
-    assert!(broken.fails_run(false));
+    assert!(broken.standing.fails_run() && fails(&broken, false));
 }
 
 #[test]
@@ -228,9 +233,22 @@ fn a_failed_request_check_fails_the_call_and_the_run_by_its_own_grade() {
         ]
     );
     // The case is graded info, but a failed MUST check fails the run all the same.
-    assert!(record.fails_run(false));
-    let accepted = |name: &str| name != "client-info";
-    assert!(!record.fails_run_accepting(false, &accepted));
+    assert_eq!(record.standing, Standing::Fail);
+    // Every failed check but the SHOULD-grade client-info accepted: a warning, not a failure.
+    let mut listed = String::from("[checks]\n");
+    for name in failed.iter().filter(|&&n| n != "client-info") {
+        listed.push_str(&format!("\"{name}\" = \"not yet\"\n"));
+    }
+    let accepting = Rules::strict(false).with_baseline(Baseline::parse(&listed).baseline);
+    let Standing::Warning(why) = accepting.standing(&record) else {
+        panic!("{:?}", accepting.standing(&record));
+    };
+    // Call 1 misses its expectation too, under the case's INFO grade: a warning for that.
+    assert_eq!(why, "info-grade fail: never fails the run");
+    // With client-info accepted too, still a warning (the expectation), never a failure.
+    listed.push_str("\"client-info\" = \"later\"\n");
+    let all = Rules::strict(true).with_baseline(Baseline::parse(&listed).baseline);
+    assert!(matches!(all.standing(&record), Standing::Warning(_)));
     assert!(
         explain(&record)
             .contains("check accept-header (must): request 1 (tools/call): Accept is \"*/*\""),

@@ -8,7 +8,7 @@ Counts are given twice: as the suite's attributes say, and as its test cases' re
 import json
 import sys
 
-from junitparser import JUnitXml, TestSuite
+from junitparser import JUnitXml, Properties, Property, TestSuite
 
 
 def case(c):
@@ -22,7 +22,15 @@ def case(c):
         ],
         "system_out": c.system_out,
         "system_err": c.system_err,
+        "properties": case_properties(c),
     }
+
+
+def case_properties(c):
+    # junitparser models properties on suites only; a test case's are read with its generic
+    # child lookup, through the same Property class.
+    found = c.child(Properties)
+    return {p.name: p.value for p in found.iterchildren(Property)} if found is not None else {}
 
 
 def suite(s):

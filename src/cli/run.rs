@@ -9,8 +9,10 @@ use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{expected, observed};
-use mcp_error_layers::report::{AdapterInfo, Counts, ReportPaths, RunReport, Status, write_all};
-use mcp_error_layers::runner::{CaseRecord, RunOptions};
+use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::{AdapterInfo, ReportPaths, RunReport, write_all};
+use mcp_error_layers::runner::RunOptions;
+use mcp_error_layers::standing::{Counts, Rules, Standing};
 use mcp_error_layers::suite::{default_jobs, run_all};
 use mcp_error_layers::verdict::Verdict;
 use std::io::IsTerminal;
@@ -81,7 +83,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
         strict: args.strict,
         cases: records,
     };
-    let counts = Counts::of(&report);
+    let counts = Counts::of(&report.cases);
     println!(
         "\n{counts} in {:.0} ms",
         started.elapsed().as_secs_f64() * 1000.0
@@ -141,12 +143,13 @@ fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
 fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Vec<CaseRecord> {
     let options = RunOptions {
         protocol_version: args.protocol_version.clone(),
+        rules: Rules::strict(args.strict),
         ..RunOptions::default()
     };
     let bar = progress_bar(sources.len() as u64);
     let jobs = args.jobs.unwrap_or_else(default_jobs);
     let records = run_all(driver, sources, &options, jobs, &|record| {
-        show(&bar, live_line(record, args.strict));
+        show(&bar, live_line(record));
     });
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -176,10 +179,10 @@ fn show(bar: &Option<ProgressBar>, line: String) {
 }
 
 /// `pass          must    sse/final-result`, plus expected → observed for anything else.
-fn live_line(record: &CaseRecord, strict: bool) -> String {
-    let word = match Status::of(record, strict) {
-        Status::Fail => record.verdict.as_str(),
-        status => status.as_str(),
+fn live_line(record: &CaseRecord) -> String {
+    let word = match &record.standing {
+        Standing::Warning(_) => "warn",
+        standing => standing.as_str(),
     };
     let grade = record.grade.as_str();
     let mut line = format!("{word:<13} {grade:<6} {}", record.id);

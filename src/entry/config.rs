@@ -4,6 +4,7 @@
 use super::Caller;
 use crate::report::{AdapterInfo, ReportPaths};
 use crate::runner::RunOptions;
+use crate::standing::Rules;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -168,15 +169,17 @@ impl Config {
         let root = Path::new(caller.manifest_dir);
         let baseline_required = self.baseline.is_some();
         let baseline = self.baseline.unwrap_or_else(|| DEFAULT_BASELINE.into());
+        let strict = self.strict.unwrap_or_else(strict_from_env);
         Resolved {
             root: root.to_owned(),
             case_folders: self.case_folders.iter().map(|f| root.join(f)).collect(),
             skip: self.skip,
             reports: self.reports.unwrap_or_else(ReportPaths::from_env),
-            strict: self.strict.unwrap_or_else(strict_from_env),
+            strict,
             options: RunOptions {
                 deadline_margin: self.deadline_margin,
                 default_timeout: self.default_timeout,
+                rules: Rules::strict(strict),
                 ..RunOptions::default()
             },
             snapshots: self.snapshots.map(|folder| root.join(folder)),

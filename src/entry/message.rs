@@ -1,13 +1,11 @@
 //! Every line the entry prints or puts into a test's failure, in one place so that the wording
 //! stays consistent.
 
-use super::judge::{Disposition, Judge};
 use super::trial::Kept;
-use crate::case::Grade;
 use crate::explain::{expected, explain, observed};
+use crate::record::CaseRecord;
 use crate::report::ReportPaths;
-use crate::runner::CaseRecord;
-use crate::verdict::Verdict;
+use crate::standing::{Counts, Standing};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -28,12 +26,8 @@ pub(crate) fn stale(record: &CaseRecord, reason: &str, baseline: &str) -> String
     )
 }
 
-/// A SHOULD or INFO mismatch outside strict mode: printed, not failed.
-pub(crate) fn warning(record: &CaseRecord) -> String {
-    let why = match record.grade {
-        Grade::Info => "the case is graded info",
-        _ => "the case is graded should and the run is not strict",
-    };
+/// A mismatch whose grade does not fail this run: printed, not failed.
+pub(crate) fn warning(record: &CaseRecord, why: &str) -> String {
     let head = format!(
         "warning: {}: {}, not failing the run: {why}",
         record.id, record.verdict
@@ -64,24 +58,6 @@ fn with_calls(head: String, record: &CaseRecord) -> String {
     text
 }
 
-/// The reason an unsupported case is ignored: the adapter's own words.
-pub(crate) fn unsupported(record: &CaseRecord) -> String {
-    let words = record
-        .calls
-        .iter()
-        .rev()
-        .find_map(|call| match &call.report {
-            Some(crate::observation::AdapterReport::Unsupported { unsupported }) => {
-                Some(unsupported.as_str())
-            }
-            _ => None,
-        });
-    format!(
-        "unsupported: {}",
-        words.unwrap_or("the adapter gave no reason")
-    )
-}
-
 /// A snapshot that does not match, or a case that has none yet.
 pub(crate) fn snapshot_mismatch(folder: &str, name: &str, is_new: bool) -> String {
     let what = if is_new {
@@ -104,38 +80,60 @@ pub(crate) fn config_problems(problems: &[String]) -> String {
     text
 }
 
-/// The run's verdict counts, printed after libtest's summary.
-pub(crate) fn summary(adapter: &str, judge: &Judge, kept: &[Kept]) -> String {
-    let verdicts = [
-        Verdict::Pass,
-        Verdict::Fail,
-        Verdict::Hang,
-        Verdict::AdapterError,
-        Verdict::Unsupported,
-    ];
-    let counts: Vec<String> = verdicts
-        .iter()
-        .map(|&v| {
-            format!(
-                "{} {v}",
-                kept.iter().filter(|k| k.record.verdict == v).count()
-            )
-        })
-        .collect();
-    let disposed = |d: Disposition| {
-        let of = |k: &&Kept| judge.dispose(&k.record) == d;
+/// The baseline trial's failure: every problem, one per line.
+pub(crate) fn baseline_problems(baseline: &str, problems: &[String]) -> String {
+    let mut text = format!("the baseline {baseline} has problems:");
+    for problem in problems {
+        let _ = write!(text, "\n  - {problem}");
+    }
+    text
+}
+
+/// A `[checks]` entry that no case of the run needed.
+pub(crate) fn unused_check(name: &str) -> String {
+    format!("[checks] `{name}`: no case failed this check in this run: remove the entry")
+}
+
+/// The run's counts, printed after libtest's summary: the same passed / failed / ignored
+/// split, each with its parts.
+pub(crate) fn summary(adapter: &str, kept: &[Kept]) -> String {
+    let counts = Counts::of(kept.iter().map(|k| &k.record));
+    let failing = |word: &str| {
+        let of = |k: &&Kept| k.record.standing.fails_run() && k.record.standing.as_str() == word;
         kept.iter().filter(of).count()
     };
     let changed = kept.iter().filter(|k| k.snapshot_changed).count();
     format!(
-        "mcp-error-layers: {adapter}, {}: {}; baseline: {} accepted, {} stale; {}; {} changed",
-        plural(kept.len(), "case"),
-        counts.join(", "),
-        disposed(Disposition::Accepted),
-        disposed(Disposition::Stale),
-        plural(disposed(Disposition::Warned), "warning"),
+        "mcp-error-layers: {adapter}, {}: {} passed ({} pass, {} accepted, {}), {} failed \
+         ({} fail, {} hang, {} adapter-error, {} stale), {} unsupported; {} changed",
+        plural(counts.cases, "case"),
+        counts.passed + counts.accepted + counts.warnings,
+        counts.passed,
+        counts.accepted,
+        plural(counts.warnings, "warning"),
+        counts.failed,
+        failing("fail"),
+        failing("hang"),
+        failing("adapter-error"),
+        failing("stale"),
+        counts.skipped,
         plural(changed, "snapshot"),
     )
+}
+
+/// The cases the baseline accepted, by name, when there are any.
+pub(crate) fn accepted_list(kept: &[Kept]) -> Option<String> {
+    let ids: Vec<&str> = kept
+        .iter()
+        .filter(|k| matches!(k.record.standing, Standing::Accepted(_)))
+        .map(|k| k.record.id.as_str())
+        .collect();
+    (!ids.is_empty()).then(|| {
+        format!(
+            "mcp-error-layers: accepted by the baseline: {}",
+            ids.join(", ")
+        )
+    })
 }
 
 /// `1 case`, `2 cases`.

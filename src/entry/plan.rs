@@ -1,8 +1,8 @@
 //! What a run will do, decided before any trial starts: which cases (built-in, skipped, extra),
 //! which baseline, and what is wrong with the configuration.
 
-use super::baseline::Baseline;
 use super::config::Resolved;
+use crate::baseline::Baseline;
 use crate::case::{CaseSource, builtin, discover};
 use std::collections::BTreeSet;
 
@@ -22,7 +22,12 @@ pub(crate) struct Plan {
     pub cases: Vec<Planned>,
     /// The accepted deviations (empty without a baseline file).
     pub baseline: Baseline,
-    /// What is wrong with the configuration, one line each.
+    /// Whether there is a baseline file: only then does the run get a trial that reports
+    /// `baseline_problems` and the `[checks]` entries nothing used.
+    pub has_baseline: bool,
+    /// What is wrong with the baseline file, one line per entry.
+    pub baseline_problems: Vec<String>,
+    /// What is wrong with the rest of the configuration, one line each.
     pub problems: Vec<String>,
     /// Whether the configuration names anything to check (extra folders, skips, a baseline
     /// file); only then does the run get a trial that reports `problems`.
@@ -39,7 +44,7 @@ impl Plan {
         }
         plan.cases.sort_by(|a, b| a.source.id.cmp(&b.source.id));
         plan.load_baseline(resolved);
-        plan.checked |= !resolved.skip.is_empty() || !resolved.case_folders.is_empty();
+        plan.checked = !resolved.skip.is_empty() || !resolved.case_folders.is_empty();
         plan
     }
 
@@ -81,23 +86,19 @@ impl Plan {
 
     fn load_baseline(&mut self, resolved: &Resolved) {
         let shown = resolved.shown(&resolved.baseline);
-        match Baseline::load(&resolved.baseline, &shown, resolved.baseline_required) {
-            Ok(None) => {}
-            Ok(Some(baseline)) => {
-                self.checked = true;
-                let known = |id: &str| self.cases.iter().any(|c| c.source.id == id);
-                for id in baseline.unknown(&known) {
-                    self.problems.push(format!(
-                        "baseline {shown} lists `{id}`, which is no case: remove the entry"
-                    ));
-                }
-                self.baseline = baseline;
-            }
-            Err(problem) => {
-                self.checked = true;
-                self.problems.push(problem);
-            }
+        let Some(loaded) = Baseline::load(&resolved.baseline, &shown, resolved.baseline_required)
+        else {
+            return;
+        };
+        self.has_baseline = true;
+        self.baseline_problems = loaded.problems;
+        let known = |id: &str| self.cases.iter().any(|c| c.source.id == id);
+        for id in loaded.baseline.unknown(&known) {
+            self.baseline_problems.push(format!(
+                "{shown} lists `{id}`, which is no case: remove the entry"
+            ));
         }
+        self.baseline = loaded.baseline;
     }
 }
 
@@ -187,12 +188,12 @@ mod tests {
         );
         let plan = plan(&root, Config::new());
         assert_eq!(plan.baseline.reason("tool/success"), Some("r"));
-        assert!(plan.checked);
+        assert!(plan.has_baseline && !plan.checked && plan.problems.is_empty());
         assert_eq!(
-            plan.problems,
+            plan.baseline_problems,
             [
-                "baseline tests/mcp-error-layers.baseline.toml lists `tool/typo`, which is no \
-              case: remove the entry"
+                "tests/mcp-error-layers.baseline.toml lists `tool/typo`, which is no case: \
+                 remove the entry"
             ]
         );
     }

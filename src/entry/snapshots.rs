@@ -5,7 +5,7 @@
 //! `source:` line of the snapshot header), which must be the client crate, not this library.
 
 use super::message;
-use crate::runner::CaseRecord;
+use crate::record::CaseRecord;
 use crate::snapshot::SnapshotView;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;

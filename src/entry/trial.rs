@@ -1,29 +1,38 @@
-//! One libtest trial per case (plus one for the configuration when it names anything), all
-//! sharing one [`Harness`] that keeps every record for the reports.
+//! One libtest trial per case, then one for the configuration and one for the baseline when
+//! they exist, all sharing one [`Harness`] that keeps every record for the reports.
 
-use super::judge::Judge;
 use super::message;
 use super::plan::{Plan, Planned};
 use super::snapshots::Snapshots;
 use crate::adapter::Driver;
-use crate::runner::{CaseRecord, RunOptions, run_source_blocking};
-use libtest_mimic::{Completion, Failed, Trial};
-use std::sync::{Arc, Mutex, PoisonError};
+use crate::baseline::Baseline;
+use crate::record::CaseRecord;
+use crate::runner::{RunOptions, run_source_blocking};
+use crate::verdict::Verdict;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// The name of the trial that reports configuration problems; `::` keeps it apart from case
 /// ids, which are paths.
 pub(crate) const CONFIG_TRIAL: &str = "mcp-error-layers::config";
 
-/// What every trial shares: the client, how to run and judge, and the records so far.
+/// The name of the trial that reports the baseline's problems and its unused entries.
+pub(crate) const BASELINE_TRIAL: &str = "mcp-error-layers::baseline";
+
+/// What every trial shares: the client, how to run it, and the records so far.
 pub(crate) struct Harness<A> {
     pub adapter: A,
+    /// How to run and judge each case (strictness and the baseline are in its rules).
     pub options: RunOptions,
-    pub judge: Judge,
+    /// The baseline file as a person reads it, for messages.
+    pub baseline_shown: String,
     pub snapshots: Option<Snapshots>,
     /// Why the client cannot run here ([`Config::unavailable`](crate::Config::unavailable)).
     pub unavailable: Option<String>,
     /// Every record, in the order trials finished (trials run on several threads).
     pub records: Mutex<Vec<Kept>>,
+    /// How many case trials have ended, however they ended; the baseline trial waits for all.
+    pub ended: (Mutex<usize>, Condvar),
 }
 
 /// A case's record and whether its snapshot matched.
@@ -34,12 +43,36 @@ pub(crate) struct Kept {
     pub snapshot_changed: bool,
 }
 
+/// Counts a case trial as ended when dropped, so that a panicking trial counts too.
+struct Ended<'a>(&'a (Mutex<usize>, Condvar));
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        let (count, changed) = self.0;
+        *count.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        changed.notify_all();
+    }
+}
+
 impl<A: Driver + 'static> Harness<A> {
-    /// The trials of `plan`: its cases, then the configuration check if there is one.
-    pub(crate) fn trials(self: &Arc<Self>, plan: &Plan) -> Vec<Trial> {
+    /// The trials of `plan`: its cases, then the configuration check and the baseline check if
+    /// there are any. The baseline trial comes last: libtest hands out trials in order, so it
+    /// starts after every case trial has started, and waits for them to end.
+    pub(crate) fn trials(self: &Arc<Self>, plan: &Plan, args: &Arguments) -> Vec<Trial> {
         let mut trials: Vec<Trial> = plan.cases.iter().map(|c| self.trial(c)).collect();
+        let running = trials
+            .iter()
+            .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
+            .count();
+        // Unused `[checks]` entries can only be told on a run of every planned case (cases the
+        // configuration skips are part of the plan; a command-line filter is not).
+        let filtered = trials.iter().any(|t| args.is_filtered_out(t));
+        let complete = !filtered && self.unavailable.is_none();
         if plan.checked {
             trials.push(config_trial(plan.problems.clone()));
+        }
+        if plan.has_baseline {
+            trials.push(self.baseline_trial(plan, complete.then_some(running)));
         }
         trials
     }
@@ -52,6 +85,7 @@ impl<A: Driver + 'static> Harness<A> {
         let harness = Arc::clone(self);
         let source = planned.source.clone();
         Trial::ignorable_test(source.id.clone(), move || {
+            let _ended = Ended(&harness.ended);
             if let Some(reason) = &harness.unavailable {
                 return Ok(Completion::ignored_with(format!("unavailable: {reason}")));
             }
@@ -62,9 +96,10 @@ impl<A: Driver + 'static> Harness<A> {
         .with_ignored_flag(planned.skipped)
     }
 
-    /// Judges `record`, checks its snapshot and keeps it; both problems go into one failure.
+    /// Says `record`'s standing, checks its snapshot and keeps it; both problems go into one
+    /// failure.
     fn finish(&self, record: CaseRecord) -> Result<Completion, Failed> {
-        let judged = self.judge.outcome(&record);
+        let judged = super::result::test_result(&record, &self.baseline_shown);
         let snapshot = match &self.snapshots {
             Some(snapshots) if record.error.is_none() => snapshots.check(&record),
             _ => Ok(()),
@@ -85,6 +120,63 @@ impl<A: Driver + 'static> Harness<A> {
             }
         }
     }
+
+    /// Fails with the baseline's problems and, on a run of every case (`wait_for` of them),
+    /// with the `[checks]` entries no case needed.
+    fn baseline_trial(self: &Arc<Self>, plan: &Plan, wait_for: Option<usize>) -> Trial {
+        let harness = Arc::clone(self);
+        let mut problems = plan.baseline_problems.clone();
+        Trial::test(BASELINE_TRIAL, move || {
+            if let Some(cases) = wait_for
+                && !one_process_per_test()
+            {
+                harness.wait_for(cases);
+                problems.extend(harness.unused_checks());
+            }
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(message::baseline_problems(&harness.baseline_shown, &problems).into())
+            }
+        })
+        .with_kind("config")
+    }
+
+    fn wait_for(&self, cases: usize) {
+        let (count, changed) = &self.ended;
+        let mut ended = count.lock().unwrap_or_else(PoisonError::into_inner);
+        while *ended < cases {
+            ended = changed.wait(ended).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// A line for each `[checks]` entry that no case of the run failed.
+    fn unused_checks(&self) -> Vec<String> {
+        let records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        let failed = |name: &str| records.iter().any(|k| fails_check(&k.record, name));
+        let baseline: &Baseline = &self.options.rules.baseline;
+        baseline
+            .unused_checks(&failed)
+            .into_iter()
+            .map(message::unused_check)
+            .collect()
+    }
+}
+
+/// Whether some judged call of `record` failed the check `name`.
+fn fails_check(record: &CaseRecord, name: &str) -> bool {
+    let judged = record
+        .calls
+        .iter()
+        .filter(|c| c.verdict != Verdict::Unsupported);
+    judged
+        .flat_map(|c| c.failed_checks())
+        .any(|c| c.name == name)
+}
+
+/// cargo-nextest runs each test in a process of its own: no trial sees another's record.
+pub(crate) fn one_process_per_test() -> bool {
+    std::env::var("NEXTEST_EXECUTION_MODE").is_ok_and(|mode| mode == "process-per-test")
 }
 
 impl<A> Harness<A> {
@@ -107,4 +199,91 @@ fn config_trial(problems: Vec<String>) -> Trial {
         }
     })
     .with_kind("config")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::reference::ReferenceAdapter;
+    use crate::case::builtin;
+    use crate::standing::Rules;
+
+    /// A harness for the reference client over `ids`, with the baseline `text`.
+    fn harness(ids: &[&str], text: &str) -> (Arc<Harness<ReferenceAdapter>>, Plan) {
+        let loaded = Baseline::parse(text);
+        let plan = Plan {
+            cases: builtin()
+                .into_iter()
+                .filter(|s| ids.contains(&s.id.as_str()))
+                .map(|source| Planned {
+                    source,
+                    skipped: false,
+                })
+                .collect(),
+            baseline: loaded.baseline.clone(),
+            has_baseline: true,
+            baseline_problems: loaded.problems,
+            ..Plan::default()
+        };
+        let options = RunOptions {
+            rules: Rules::strict(false).with_baseline(loaded.baseline),
+            ..RunOptions::default()
+        };
+        let harness = Harness {
+            adapter: ReferenceAdapter::new(),
+            options,
+            baseline_shown: "b.toml".into(),
+            snapshots: None,
+            unavailable: None,
+            records: Mutex::new(Vec::new()),
+            ended: (Mutex::new(0), Condvar::new()),
+        };
+        (Arc::new(harness), plan)
+    }
+
+    fn args(threads: usize) -> Arguments {
+        Arguments {
+            test_threads: Some(threads),
+            quiet: true,
+            ..Arguments::default()
+        }
+    }
+
+    const STALE: &str = "[accepted]\n\"tool/success\" = \"was flaky\"\n\
+                         [checks]\n\"name-header\" = \"not yet\"\n";
+
+    #[test]
+    fn stale_entries_fail_their_case_and_the_baseline_trial_on_any_thread_count() {
+        for threads in [1, 4] {
+            let (harness, plan) = harness(&["tool/success", "tool/is-error"], STALE);
+            let trials = harness.trials(&plan, &args(threads));
+            assert_eq!(trials.last().map(Trial::name), Some(BASELINE_TRIAL));
+            let conclusion = libtest_mimic::run(&args(threads), trials);
+            // tool/success is stale; the baseline trial names the unused check.
+            assert_eq!((conclusion.num_passed, conclusion.num_failed), (1, 2));
+            assert_eq!(harness.unused_checks().len(), 1);
+            assert!(harness.unused_checks()[0].contains("`name-header`"));
+        }
+    }
+
+    #[test]
+    fn a_filtered_run_does_not_judge_unused_checks_but_still_reports_typos() {
+        let typo = format!("{STALE}\"no-such-check\" = \"x\"\n");
+        let (harness, plan) = harness(&["tool/success", "tool/is-error"], &typo);
+        let filtered = Arguments {
+            filter: Some("tool/is-error".into()),
+            ..args(2)
+        };
+        let conclusion = libtest_mimic::run(&filtered, harness.trials(&plan, &filtered));
+        // tool/success is filtered out; the baseline trial is too (filter), so both pass.
+        assert_eq!((conclusion.num_passed, conclusion.num_failed), (1, 0));
+        let exact = Arguments {
+            filter: Some(BASELINE_TRIAL.into()),
+            exact: true,
+            ..args(2)
+        };
+        let conclusion = libtest_mimic::run(&exact, harness.trials(&plan, &exact));
+        // Alone, it cannot tell unused checks, but the unknown check name fails it.
+        assert_eq!((conclusion.num_passed, conclusion.num_failed), (0, 1));
+    }
 }

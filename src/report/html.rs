@@ -7,7 +7,7 @@
 //! artifact store cannot reach anywhere. Every text from a report is HTML-escaped.
 
 use super::json::{JsonCall, JsonCase, JsonReport};
-use super::{ReportError, Reporter, RunReport, Status};
+use super::{ReportError, Reporter, RunReport};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -157,7 +157,7 @@ fn column_heads(page: &mut String, reports: &[JsonReport]) {
         let _ = write!(
             page,
             "<th scope=\"col\">{}<small>{}</small><small>{}</small>\
-             <small>{} passed, {} failed, {} warnings, {} skipped</small></th>",
+             <small>{} passed, {} accepted, {} warnings, {} failed, {} skipped</small></th>",
             esc(&report.adapter.name),
             esc(report
                 .adapter
@@ -166,8 +166,9 @@ fn column_heads(page: &mut String, reports: &[JsonReport]) {
                 .unwrap_or("version unknown")),
             esc(&run_settings(report)),
             s.passed,
-            s.failed,
+            s.accepted,
             s.warnings,
+            s.failed,
             s.skipped
         );
     }
@@ -226,30 +227,39 @@ fn case_row(page: &mut String, row: &Row<'_>, reports: &[JsonReport]) {
 
 fn cell(page: &mut String, case: &JsonCase) {
     let verdict = case.verdict.as_str();
-    // The outline marks a warning; the word says it too, for readers who cannot see colour.
-    let (soft, label) = if case.status == Status::Warn {
-        (" soft", " · warning")
-    } else {
-        ("", "")
+    let standing = case.standing_word();
+    // The outline marks a deviation that does not fail the run; the word says which, for
+    // readers who cannot see colour.
+    let (soft, label) = match standing {
+        "warning" => (" soft", " · warning"),
+        "accepted" => (" soft", " · accepted"),
+        "stale" => ("", " · stale"),
+        _ => ("", ""),
     };
     let _ = write!(
         page,
-        "<td class=\"v-{verdict}{soft}\" data-verdict=\"{verdict}\" data-status=\"{}\">\
-         <details><summary>{verdict}{label}</summary><div class=\"cell\">",
-        case.status.as_str()
+        "<td class=\"v-{verdict}{soft}\" data-verdict=\"{verdict}\" data-status=\"{}\" \
+         data-standing=\"{}\"><details><summary>{verdict}{label}</summary><div class=\"cell\">",
+        case.status.as_str(),
+        esc(standing)
     );
     cell_details(page, case);
     page.push_str("</div></details></td>");
 }
 
 fn cell_details(page: &mut String, case: &JsonCase) {
-    let standing = match case.status {
-        Status::Pass => "passed",
-        Status::Fail => "fails the run",
-        Status::Warn => "a warning: does not fail the run",
-        Status::Skip => "skipped",
+    let standing = match case.standing_word() {
+        "pass" => "passed",
+        "warning" => "a warning: does not fail the run",
+        "accepted" => "accepted by the baseline: does not fail the run",
+        "stale" => "passes, but the baseline still accepts it: fails the run",
+        "unsupported" => "skipped",
+        _ => "fails the run",
     };
     let _ = write!(page, "<p>{} · {} ms</p>", esc(standing), case.duration_ms);
+    if let Some(reason) = &case.reason {
+        let _ = write!(page, "<p class=\"reason\">{}</p>", esc(reason));
+    }
     if let Some(error) = &case.error {
         let _ = write!(page, "<h4>case did not run</h4><pre>{}</pre>", esc(error));
         return;

@@ -5,12 +5,13 @@
 //! out in declaration order. Within v1 fields are only added, never renamed or removed, and
 //! readers ignore keys they do not know; anything else moves to `v2`.
 
-use super::{Counts, Reporter, RunReport, Status, adapter_log};
+use super::{Counts, Reporter, RunReport, adapter_log};
 use crate::case::{Expect, Grade};
 use crate::checks::Check;
 use crate::explain::{expected, observed};
 use crate::observation::AdapterReport;
-use crate::runner::{CallRecord, CaseRecord};
+use crate::record::{CallRecord, CaseRecord};
+use crate::standing::Status;
 use crate::transcript;
 use crate::verdict::Verdict;
 use crate::wire::Exchange;
@@ -69,14 +70,17 @@ pub struct JsonAdapter {
 pub struct JsonSummary {
     /// All cases.
     pub cases: usize,
-    /// Cases that passed.
+    /// Cases that passed outright.
     pub passed: usize,
     /// Cases that fail the run.
     pub failed: usize,
-    /// Mismatches that do not fail the run.
+    /// Mismatches whose grade does not fail the run.
     pub warnings: usize,
     /// Unsupported cases.
     pub skipped: usize,
+    /// Deviations the baseline accepts (added in v1.1; 0 when absent).
+    #[serde(default)]
+    pub accepted: usize,
     /// Cases by verdict.
     pub verdicts: VerdictCounts,
 }
@@ -109,10 +113,19 @@ pub struct JsonCase {
     /// The worst verdict of its calls.
     #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
-    /// `pass`, `fail`, `warn` or `skip`: where the case leaves the run.
+    /// `pass`, `fail`, `warn` or `skip`: the coarse standing (`warn` covers warnings and
+    /// accepted deviations).
     pub status: Status,
     /// Whether the case fails the run.
     pub fails_run: bool,
+    /// Where the case leaves the run: `pass`, `accepted`, `warning`, `fail`, `hang`,
+    /// `adapter-error`, `stale` or `unsupported` (added in v1.1; absent: read from `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<String>,
+    /// The standing's reason: the baseline's for `accepted` and `stale`, the grade's for
+    /// `warning`, the adapter's for `unsupported`; `null` otherwise.
+    #[serde(default)]
+    pub reason: Option<String>,
     /// Why the case did not run at all (a file that does not load), else `null`.
     pub error: Option<String>,
     /// Wall time of the case.
@@ -263,11 +276,7 @@ impl JsonReport {
             protocol_version: report.protocol_version.clone(),
             strict,
             summary: JsonSummary::of(report),
-            cases: report
-                .cases
-                .iter()
-                .map(|c| JsonCase::of(c, strict))
-                .collect(),
+            cases: report.cases.iter().map(JsonCase::of).collect(),
         }
     }
 
@@ -300,7 +309,7 @@ impl JsonReport {
 
 impl JsonSummary {
     fn of(report: &RunReport) -> Self {
-        let counts = Counts::of(report);
+        let counts = Counts::of(&report.cases);
         let mut verdicts = VerdictCounts::default();
         for case in &report.cases {
             *match case.verdict {
@@ -317,20 +326,23 @@ impl JsonSummary {
             failed: counts.failed,
             warnings: counts.warnings,
             skipped: counts.skipped,
+            accepted: counts.accepted,
             verdicts,
         }
     }
 }
 
 impl JsonCase {
-    fn of(record: &CaseRecord, strict: bool) -> Self {
+    fn of(record: &CaseRecord) -> Self {
         JsonCase {
             id: record.id.clone(),
             summary: record.summary.clone(),
             grade: record.grade,
             verdict: record.verdict,
-            status: Status::of(record, strict),
-            fails_run: record.fails_run(strict),
+            status: record.standing.status(),
+            fails_run: record.standing.fails_run(),
+            standing: Some(record.standing.as_str().to_owned()),
+            reason: record.standing.reason().map(str::to_owned),
             error: record.error.clone(),
             duration_ms: millis(record.duration),
             calls: record.calls.iter().map(JsonCall::of).collect(),
@@ -338,6 +350,19 @@ impl JsonCase {
                 exchanges: record.exchanges.iter().map(JsonExchange::of).collect(),
             },
             transcript: transcript::render(&record.exchanges),
+        }
+    }
+}
+
+impl JsonCase {
+    /// The standing word; from `status` for a report written before `standing` existed.
+    pub fn standing_word(&self) -> &str {
+        match (&self.standing, self.status) {
+            (Some(word), _) => word,
+            (None, Status::Pass) => "pass",
+            (None, Status::Warn) => "warning",
+            (None, Status::Skip) => "unsupported",
+            (None, Status::Fail) => self.verdict.as_str(),
         }
     }
 }

@@ -1,14 +1,16 @@
 //! JUnit XML, written with quick-junit: one `<testsuite>` per adapter, one `<testcase>` per case.
 //!
 //! A case that fails the run is a `<failure>` whose message is expected vs observed and whose
-//! type is the verdict word; its transcript goes to `system-out`. An unsupported case is
-//! `<skipped>`. A mismatch that does not fail the run stays a passing test case: CI readers
-//! count every `<failure>` as a failed build, so the mismatch is a property (`warning`) and a
-//! note on `system-err` instead.
+//! type is the standing word (`fail`, `hang`, `adapter-error`, `stale`); its transcript goes to
+//! `system-out`. An unsupported case is `<skipped>`. A deviation that does not fail the run
+//! stays a passing test case, since CI readers count every `<failure>` as a failed build: a
+//! warning is a property (`warning`) and a note on `system-err`; an accepted deviation is a
+//! property (`accepted`, with the baseline's reason) and the explanation on `system-out`.
 
-use super::{Reporter, RunReport, Status, adapter_log, mismatch_line, skip_reason};
+use super::{Reporter, RunReport, adapter_log, mismatch_line};
 use crate::explain::explain;
-use crate::runner::CaseRecord;
+use crate::record::CaseRecord;
+use crate::standing::Standing;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -33,7 +35,7 @@ impl Reporter for Junit {
 pub fn junit_report(report: &RunReport) -> Report {
     let mut suite = TestSuite::new(report.adapter.name.as_str());
     suite.add_properties(suite_properties(report));
-    suite.add_test_cases(report.cases.iter().map(|r| test_case(r, report.strict)));
+    suite.add_test_cases(report.cases.iter().map(test_case));
     let total = report.cases.iter().map(|r| r.duration).sum();
     suite.set_time(total);
     let mut junit = Report::new("mcp-error-layers");
@@ -60,20 +62,27 @@ fn generator() -> String {
     format!("mcp-error-layers {}", env!("CARGO_PKG_VERSION"))
 }
 
-fn test_case(record: &CaseRecord, strict: bool) -> TestCase {
-    let status = Status::of(record, strict);
-    let mut case = TestCase::new(record.id.as_str(), case_status(record, status));
+fn test_case(record: &CaseRecord) -> TestCase {
+    let standing = &record.standing;
+    let mut case = TestCase::new(record.id.as_str(), case_status(record));
     case.set_classname(classname(&record.id));
     case.set_time(record.duration);
     case.add_property(Property::new("grade", record.grade.as_str()));
     case.add_property(Property::new("verdict", record.verdict.as_str()));
-    if status == Status::Fail {
+    case.add_property(Property::new("standing", standing.as_str()));
+    match standing {
+        Standing::Warning(_) => case.add_property(Property::new("warning", mismatch_line(record))),
+        Standing::Accepted(why) => case.add_property(Property::new("accepted", why.as_str())),
+        _ => &mut case,
+    };
+    if standing.fails_run() {
         case.set_system_out(explain(record));
     }
-    if status == Status::Warn {
-        case.add_property(Property::new("warning", mismatch_line(record)));
+    if let Standing::Accepted(why) = standing {
+        let note = format!("accepted by the baseline: {why}\n{}", explain(record));
+        case.set_system_out(note);
     }
-    let err = system_err(record, status);
+    let err = system_err(record);
     if !err.is_empty() {
         case.set_system_err(err);
     }
@@ -82,14 +91,12 @@ fn test_case(record: &CaseRecord, strict: bool) -> TestCase {
 
 /// The warning note of a mismatch that does not fail the run, then whatever an
 /// out-of-process adapter wrote to its stderr: that is what `system-err` means to a reader.
-fn system_err(record: &CaseRecord, status: Status) -> String {
+fn system_err(record: &CaseRecord) -> String {
     let mut err = String::new();
-    if status == Status::Warn {
+    if let Standing::Warning(why) = &record.standing {
         let _ = write!(
             err,
-            "warning ({}-grade {}, does not fail the run):\n{}",
-            record.grade.as_str(),
-            record.verdict,
+            "warning ({why}; does not fail the run):\n{}",
             explain(record)
         );
     }
@@ -101,19 +108,19 @@ fn system_err(record: &CaseRecord, status: Status) -> String {
     err
 }
 
-fn case_status(record: &CaseRecord, status: Status) -> TestCaseStatus {
-    match status {
-        Status::Pass | Status::Warn => TestCaseStatus::success(),
-        Status::Skip => {
+fn case_status(record: &CaseRecord) -> TestCaseStatus {
+    match &record.standing {
+        Standing::Pass | Standing::Warning(_) | Standing::Accepted(_) => TestCaseStatus::success(),
+        Standing::Unsupported(why) => {
             let mut skipped = TestCaseStatus::skipped();
-            skipped.set_message(skip_reason(record).unwrap_or("unsupported"));
+            skipped.set_message(why.as_str());
             skipped.set_type("unsupported");
             skipped
         }
-        Status::Fail => {
+        failing => {
             let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
             failure.set_message(mismatch_line(record));
-            failure.set_type(record.verdict.as_str());
+            failure.set_type(failing.as_str());
             failure
         }
     }

@@ -2,13 +2,14 @@
 //!
 //! Every writer reads the same [`RunReport`], which holds one record per case (and per call
 //! inside it) as the runner kept them; libtest's own output keeps only counts. Each format is
-//! a [`Reporter`]; [`write_all`] writes the ones a run asks for, and every format counts cases
-//! by the same [`Status`], so their counts agree. The formats, the JSON schema and the
+//! a [`Reporter`]; [`write_all`] writes the ones a run asks for. Every format reads each case's
+//! [`Standing`](crate::standing::Standing), decided once by the runner, so the formats agree
+//! with each other and with the libtest result case by case. The formats, the JSON schema and the
 //! environment variables are documented in `docs/reports.md`.
 
 use crate::explain::{expected, observed};
-use crate::observation::AdapterReport;
-use crate::runner::{CallRecord, CaseRecord};
+use crate::record::{CallRecord, CaseRecord};
+pub use crate::standing::{Counts, Status};
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::fs::File;
@@ -40,6 +41,17 @@ pub struct RunReport {
     pub strict: bool,
     /// The case records, sorted by id.
     pub cases: Vec<CaseRecord>,
+}
+
+impl RunReport {
+    /// This run with every standing decided again under `rules` (and `strict` to match), as a
+    /// run under those rules would have had them.
+    pub fn under(&self, rules: &crate::standing::Rules) -> RunReport {
+        let mut report = self.clone();
+        report.strict = rules.strict;
+        report.cases.iter_mut().for_each(|case| rules.apply(case));
+        report
+    }
 }
 
 /// Where to write each report; `None` skips that format.
@@ -153,96 +165,17 @@ pub fn write_file(
     out.flush().map_err(named)
 }
 
-/// Where a case leaves the run; every format counts cases by this, so their counts agree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Every call passed.
-    Pass,
-    /// The case fails the run ([`CaseRecord::fails_run`]).
-    Fail,
-    /// A mismatch that does not fail the run: a SHOULD case outside strict mode, or INFO.
-    Warn,
-    /// The adapter declared the case unsupported.
-    Skip,
-}
-
-impl Status {
-    /// The standing of `record` in a run that is `strict` or not.
-    pub fn of(record: &CaseRecord, strict: bool) -> Self {
-        if record.fails_run(strict) {
-            return Status::Fail;
-        }
-        match record.verdict {
-            Verdict::Pass => Status::Pass,
-            Verdict::Unsupported => Status::Skip,
-            _ => Status::Warn,
-        }
-    }
-
-    /// The word reports use: `pass`, `fail`, `warn`, `skip`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Warn => "warn",
-            Status::Skip => "skip",
-        }
-    }
-}
-
-/// How many cases ended how: the summary line every format carries.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Counts {
-    /// All cases.
-    pub cases: usize,
-    /// Cases that passed.
-    pub passed: usize,
-    /// Cases that fail the run.
-    pub failed: usize,
-    /// Mismatches that do not fail the run.
-    pub warnings: usize,
-    /// Unsupported cases.
-    pub skipped: usize,
-}
-
-impl Counts {
-    /// The counts of `report`.
-    pub fn of(report: &RunReport) -> Self {
-        Self::tally(report.cases.iter().map(|c| Status::of(c, report.strict)))
-    }
-
-    /// Counts `statuses`.
-    pub fn tally(statuses: impl IntoIterator<Item = Status>) -> Self {
-        let mut counts = Counts::default();
-        for status in statuses {
-            counts.cases += 1;
-            *match status {
-                Status::Pass => &mut counts.passed,
-                Status::Fail => &mut counts.failed,
-                Status::Warn => &mut counts.warnings,
-                Status::Skip => &mut counts.skipped,
-            } += 1;
-        }
-        counts
-    }
-}
-
-impl std::fmt::Display for Counts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} cases: {} passed, {} failed, {} warnings, {} skipped",
-            self.cases, self.passed, self.failed, self.warnings, self.skipped
-        )
-    }
-}
-
-/// One line saying what went wrong: per call that did not pass, expected vs observed; or why
-/// the case did not run. Empty for a case whose calls all passed.
+/// One line saying what went wrong: per call that did not pass, expected vs observed; why the
+/// case did not run; or that a baseline entry is stale. Empty for a case whose calls all passed.
 pub fn mismatch_line(record: &CaseRecord) -> String {
     if let Some(error) = &record.error {
         return format!("case did not run: {}", one_line(error));
+    }
+    if let crate::standing::Standing::Stale(why) = &record.standing {
+        return format!(
+            "passes now: remove it from the baseline (it was accepted because: {})",
+            one_line(why)
+        );
     }
     let numbered = record.calls.len() > 1;
     let lines: Vec<String> = record
@@ -264,14 +197,6 @@ pub fn mismatch_line(record: &CaseRecord) -> String {
         })
         .collect();
     lines.join("; ")
-}
-
-/// Why the adapter declined the case, when it did.
-pub fn skip_reason(record: &CaseRecord) -> Option<&str> {
-    record.calls.iter().find_map(|call| match &call.report {
-        Some(AdapterReport::Unsupported { unsupported }) => Some(unsupported.as_str()),
-        _ => None,
-    })
 }
 
 /// What the adapter left on the side for this call (an adapter program's stderr, the

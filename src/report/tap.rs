@@ -1,14 +1,16 @@
 //! TAP 14: a version line, the plan, one test point per case and a YAML diagnostics block for
 //! every case that did not pass.
 //!
-//! Directives: an unsupported case is `ok N - id # SKIP why`. A mismatch that does not fail the
-//! run (a SHOULD case outside strict mode, or an INFO case) is `not ok N - id # TODO why`: TAP's
-//! TODO marks a known-broken item that a harness does not count as a failure, which is exactly
-//! what a warning is here.
+//! Directives: an unsupported case is `ok N - id # SKIP why`. A deviation that does not fail the
+//! run is `not ok N - id # TODO why`: TAP's TODO marks a known-broken item that a harness does
+//! not count as a failure. That is a warning (a SHOULD case outside strict mode, an INFO case:
+//! `# TODO should-grade fail: ...`) and a deviation the baseline accepts (`# TODO accepted:
+//! reason`).
 
-use super::{Counts, Reporter, RunReport, Status, mismatch_line, skip_reason};
+use super::{Counts, Reporter, RunReport, mismatch_line};
 use crate::explain::{expected, observed};
-use crate::runner::{CallRecord, CaseRecord};
+use crate::record::{CallRecord, CaseRecord};
+use crate::standing::Standing;
 use crate::transcript;
 use crate::wire::Exchange;
 use std::fmt::Write as _;
@@ -32,9 +34,9 @@ impl Reporter for Tap {
             writeln!(out, "1..{}", report.cases.len())?;
         }
         for (index, record) in report.cases.iter().enumerate() {
-            test_point(out, index + 1, record, report.strict)?;
+            test_point(out, index + 1, record)?;
         }
-        writeln!(out, "# {}", Counts::of(report))
+        writeln!(out, "# {}", Counts::of(&report.cases))
     }
 }
 
@@ -57,31 +59,22 @@ fn header(report: &RunReport) -> String {
     )
 }
 
-fn test_point(out: &mut dyn Write, n: usize, record: &CaseRecord, strict: bool) -> io::Result<()> {
+fn test_point(out: &mut dyn Write, n: usize, record: &CaseRecord) -> io::Result<()> {
     let id = escaped(&record.id);
-    match Status::of(record, strict) {
-        Status::Pass => writeln!(out, "ok {n} - {id}"),
-        Status::Skip => {
-            let why = escaped(skip_reason(record).unwrap_or("unsupported"));
-            writeln!(out, "ok {n} - {id} # SKIP {why}")
-        }
-        Status::Warn => {
-            writeln!(out, "not ok {n} - {id} # TODO {}", todo_reason(record))?;
-            out.write_all(indented(&diagnostics(record, "todo")).as_bytes())
-        }
-        Status::Fail => {
+    let todo = |out: &mut dyn Write, why: String| {
+        writeln!(out, "not ok {n} - {id} # TODO {}", escaped(&why))?;
+        out.write_all(indented(&diagnostics(record, "todo")).as_bytes())
+    };
+    match &record.standing {
+        Standing::Pass => writeln!(out, "ok {n} - {id}"),
+        Standing::Unsupported(why) => writeln!(out, "ok {n} - {id} # SKIP {}", escaped(why)),
+        Standing::Warning(why) => todo(out, why.clone()),
+        Standing::Accepted(why) => todo(out, format!("accepted: {why}")),
+        Standing::Fail | Standing::Hang | Standing::AdapterError | Standing::Stale(_) => {
             writeln!(out, "not ok {n} - {id}")?;
             out.write_all(indented(&diagnostics(record, "fail")).as_bytes())
         }
     }
-}
-
-fn todo_reason(record: &CaseRecord) -> String {
-    let when = match record.grade {
-        crate::case::Grade::Should => "fails the run only when strict",
-        _ => "never fails the run",
-    };
-    format!("{}-grade {}: {when}", record.grade.as_str(), record.verdict)
 }
 
 /// A description or directive reason on one line, with `#` and `\` escaped as TAP 14 asks.
@@ -100,6 +93,10 @@ fn diagnostics(record: &CaseRecord, severity: &str) -> String {
     field(&mut y, 0, "summary", &quoted(&record.summary));
     field(&mut y, 0, "grade", record.grade.as_str());
     field(&mut y, 0, "verdict", record.verdict.as_str());
+    field(&mut y, 0, "standing", record.standing.as_str());
+    if let Some(reason) = record.standing.reason() {
+        field(&mut y, 0, "reason", &quoted(reason));
+    }
     if let Some(error) = &record.error {
         text_field(&mut y, 0, "error", error);
     }

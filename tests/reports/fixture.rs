@@ -10,12 +10,15 @@
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::adapter::{Adapter, CallContext};
+use mcp_error_layers::baseline::Baseline;
 use mcp_error_layers::case::{CaseSource, builtin};
 use mcp_error_layers::observation::{AdapterReport, Observation};
 use mcp_error_layers::outcome::Outcome;
+use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::{AdapterInfo, RunReport};
-use mcp_error_layers::runner::{CaseRecord, RunOptions};
+use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::snapshot::redact_ports;
+use mcp_error_layers::standing::Rules;
 use mcp_error_layers::suite::run_all;
 use std::time::Duration;
 
@@ -171,6 +174,7 @@ async fn post_and_say_success(call: &CallContext) -> AdapterReport {
 pub fn run<A: Adapter>(adapter: &A, name: &str, version: Option<&str>, strict: bool) -> RunReport {
     let options = RunOptions {
         deadline_margin: Duration::from_millis(300),
+        rules: Rules::strict(strict),
         ..RunOptions::default()
     };
     let cases = run_all(adapter, &sources(), &options, 4, &|_| {});
@@ -199,6 +203,24 @@ pub fn reference_run() -> RunReport {
 pub fn careless_run(strict: bool) -> RunReport {
     quiet_planned_panic();
     run(&Careless, "careless", None, strict)
+}
+
+/// A baseline for the careless client: two deviations and a request check accepted, and an
+/// entry for a case it passes (stale).
+pub const CARELESS_BASELINE: &str = r#"
+[accepted]
+"jsonrpc/invalid-params" = "the careless client takes every 200 for a success (#1)"
+"fixture/slow-client" = "no timeout of its own yet (#2)"
+"tool/success" = "once flaky (#3)"
+[checks]
+"accept-header" = "Accept comes with the rewrite (#4)"
+"#;
+
+/// The careless run judged under [`CARELESS_BASELINE`] (not strict): every standing.
+pub fn accepting(careless: &RunReport) -> RunReport {
+    let loaded = Baseline::parse(CARELESS_BASELINE);
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    careless.under(&Rules::strict(false).with_baseline(loaded.baseline))
 }
 
 /// What the careless client panics with.
