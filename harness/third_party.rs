@@ -362,11 +362,11 @@ fn junit_trial(shared: &Shared, run: Run) -> Result<(), Outcome> {
         Some(report.adapter.name.as_str()),
     )?;
     let counts = Counts::of(&report.cases);
-    let attribute = |key: &str| suite[key].as_u64().unwrap_or(u64::MAX) as usize;
-    same("tests=", attribute("tests"), counts.cases)?;
-    same("failures=", attribute("failures"), counts.failed)?;
-    same("skipped=", attribute("skipped"), counts.skipped)?;
-    same("errors=", attribute("errors"), 0)?;
+    let attribute = |key: &str| suite[key].as_u64().and_then(|n| usize::try_from(n).ok());
+    same("tests=", attribute("tests"), Some(counts.cases))?;
+    same("failures=", attribute("failures"), Some(counts.failed))?;
+    same("skipped=", attribute("skipped"), Some(counts.skipped))?;
+    same("errors=", attribute("errors"), Some(0))?;
     let cases = suite["cases"].as_array().cloned().unwrap_or_default();
     same("test cases", cases.len(), report.cases.len())?;
     for (seen, record) in cases.iter().zip(&report.cases) {

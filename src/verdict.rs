@@ -64,15 +64,20 @@ impl ServerCounts {
             .collect();
         let initialize = |e: &&Exchange| e.jsonrpc_method.as_deref() == Some("initialize");
         ServerCounts {
-            tool_posts: posts.len() as u32,
+            tool_posts: saturating_u32(posts.len()),
             gaps_ms: posts
                 .windows(2)
                 .map(|w| w[1].saturating_sub(w[0]))
                 .collect(),
-            initializes: mine().filter(initialize).count() as u32,
-            resumes: mine().filter(|e| e.is_resumption()).count() as u32,
+            initializes: saturating_u32(mine().filter(initialize).count()),
+            resumes: saturating_u32(mine().filter(|e| e.is_resumption()).count()),
         }
     }
+}
+
+/// A count as the record keeps it; more than `u32::MAX` requests cannot arrive in one case.
+fn saturating_u32(count: usize) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 /// Every way `observed` (with what the server counted) differs from `expect`; empty means

@@ -353,13 +353,27 @@ fn first_difference(expected: &str, actual: &str) -> String {
 /// `cargo package` of this crate into `work`; returns `cargo package --list`.
 fn cargo_package(work: &Path) -> String {
     let mut package = cargo(&repo());
-    package.args(["package", "--allow-dirty", "--no-verify", "--quiet"]);
+    package.args([
+        "package",
+        "-p",
+        "mcp-error-layers",
+        "--allow-dirty",
+        "--no-verify",
+        "--quiet",
+    ]);
     package.env("CARGO_TARGET_DIR", work);
     let output = package.output().expect("cargo runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "cargo package failed:\n{stderr}");
     let mut list = cargo(&repo());
-    list.args(["package", "--allow-dirty", "--list", "--quiet"]);
+    list.args([
+        "package",
+        "-p",
+        "mcp-error-layers",
+        "--allow-dirty",
+        "--list",
+        "--quiet",
+    ]);
     let output = list.output().expect("cargo runs");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -361,8 +361,14 @@ fn a_hang_in_persistent_mode_kills_that_process_and_the_next_call_gets_a_fresh_o
     let log = record.calls[1].adapter_log.as_deref().unwrap_or_default();
     assert!(log.contains("hanging on purpose"), "{log}");
     let gone = Instant::now() + Duration::from_secs(1);
-    assert!(group_gone_by(Pid::from_raw(hung as i32), gone));
-    assert_eq!(kill(Pid::from_raw(hung as i32), None), Err(Errno::ESRCH));
+    assert!(group_gone_by(
+        Pid::from_raw(i32::try_from(hung).unwrap()),
+        gone
+    ));
+    assert_eq!(
+        kill(Pid::from_raw(i32::try_from(hung).unwrap()), None),
+        Err(Errno::ESRCH)
+    );
 }
 
 #[test]

@@ -71,9 +71,25 @@ pub enum Mode {
     OneShot(String),
 }
 
+impl std::fmt::Debug for ProcessAdapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessAdapter")
+            .field("program", &self.program)
+            .field("announce_timeout", &self.announce_timeout)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What [`ProcessAdapter`]'s `prepare` hands to `drive`: the mode of this call, and in
 /// persistent mode its process, started before the call's deadline.
 pub struct Prepared(Slot);
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prepared")
+    }
+}
 
 enum Slot {
     /// One process per call; the note says why, on the call that found out.
@@ -230,6 +246,7 @@ impl Driver for ProcessAdapter {
 }
 
 /// The program, its fixed arguments and extra environment.
+#[derive(Debug)]
 struct Program {
     program: OsString,
     args: Vec<OsString>,

@@ -62,7 +62,7 @@ fn validate_expect(expect: &Expect) -> Result<(), Problem> {
         let msg = format!("tool_posts = {posts} can never be at most {most}; drop one of them");
         return Err(("max_tool_posts".into(), msg));
     }
-    let gaps = expect.min_gaps_ms.len() as u32;
+    let gaps = u32::try_from(expect.min_gaps_ms.len()).unwrap_or(u32::MAX);
     match expect.tool_posts {
         Some(posts) if gaps >= posts.max(1) => {
             let msg = format!(

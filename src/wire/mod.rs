@@ -113,10 +113,11 @@ impl WireServer {
     /// How many `tools/call` POSTs arrived while call `index` was current.
     pub fn tool_posts(&self, index: usize) -> u32 {
         let record = self.shared.record.lock().unwrap_or_else(|p| p.into_inner());
-        record
+        let count = record
             .iter()
             .filter(|e| e.call == index && e.is_tool_call())
-            .count() as u32
+            .count();
+        u32::try_from(count).unwrap_or(u32::MAX)
     }
 }
 
@@ -204,7 +205,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
         format!("mcp-error-layers-session-{number}")
     });
     record.push(Exchange {
-        at_ms: shared.started.elapsed().as_millis() as u64,
+        at_ms: u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         call,
         http_method: request.method.clone(),
         path: request.path.clone(),

@@ -45,7 +45,7 @@ impl Tap {
 
     /// Notes how the exchange ended.
     pub fn end(&self, how: &'static str) {
-        let at = self.started.elapsed().as_millis() as u64;
+        let at = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.with(|e| {
             e.reply.end = how;
             e.reply.ended_ms = Some(at);

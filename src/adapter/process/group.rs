@@ -58,7 +58,8 @@ impl ProcessGroup {
     pub(super) fn spawn(command: &mut Command) -> io::Result<(ProcessGroup, Child)> {
         adopt_orphans();
         let child = command.process_group(0).spawn()?;
-        let pid = Pid::from_raw(child.id() as i32);
+        // A pid is a positive `pid_t`; the kernel never hands out one above `i32::MAX`.
+        let pid = Pid::from_raw(i32::try_from(child.id()).map_err(std::io::Error::other)?);
         let (exit_tx, exit) = watch::channel(None);
         let (release, released) = mpsc::channel();
         // A std thread, not a runtime's blocking pool: a persistent adapter outlives the
@@ -81,7 +82,7 @@ impl ProcessGroup {
 
     /// The leader's process id, which is also the group id.
     pub(super) fn pid(&self) -> u32 {
-        self.pid.as_raw() as u32
+        self.pid.as_raw().unsigned_abs()
     }
 
     /// How the leader ended, if it has.

@@ -189,7 +189,7 @@ fn serve_prints_a_loopback_url_and_answers_with_the_case_script() {
 
 #[test]
 fn run_drives_an_out_of_process_adapter_given_after_the_double_dash() {
-    let adapter = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/adapters/oneshot.py");
+    let adapter = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/adapters/oneshot.py");
     let out = temp_dir("process");
     let json = out.join("r.json");
     let output = run(&[
