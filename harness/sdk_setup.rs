@@ -4,19 +4,19 @@
 //! Setup happens before the trials, once per run, under a lock folder so that parallel runs
 //! (two `cargo test`s, nextest's processes) do not install into the same place at once:
 //!
-//! - `typescript-sdk`: `npm ci` when `node_modules` is missing or older than `package-lock.json`
-//!   (a marker file records the last install);
-//! - `python-sdk`: a virtualenv in `<target>/sdk-venvs/python-sdk` (`python3 -m venv`, then
+//! - `install = "npm"`: `npm ci` when `node_modules` is missing or older than
+//!   `package-lock.json` (a marker file records the last install);
+//! - `install = "pip"`: a virtualenv in `<target>/sdk-venvs/<adapter>` (`python3 -m venv`, then
 //!   `pip install --no-deps -r requirements.lock`), rebuilt when the lock's hash, kept in a
 //!   marker file, changes;
-//! - `rmcp`: `cargo build --release --locked` with `CARGO_TARGET_DIR=<target>/sdk-rmcp` (cargo
-//!   caches it).
+//! - `install = "cargo"`: `cargo build --release --locked` with
+//!   `CARGO_TARGET_DIR=<target>/sdk-<adapter>` (cargo caches it).
+//!
+//! What each adapter is, and how it is installed, is its `harness/adapters/<id>/adapter.toml`.
 //!
 //! `<target>` is `CARGO_TARGET_DIR`, else `target/` in this crate. A machine without the tool
 //! (or whose setup fails) reports every case of that SDK as ignored, with the reason; with
 //! `MCP_ERROR_LAYERS_REQUIRE_SDKS=1` (CI) it fails the run instead.
-
-#![allow(dead_code)] // each target uses one SDK of three
 
 use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
@@ -40,62 +40,131 @@ const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(15);
 /// teardown on a loaded machine, so that an SDK's own TIMEOUT is not taken for a hang.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(3);
 
-/// One SDK adapter.
+/// One SDK adapter: its `harness/adapters/<name>/adapter.toml`, the single list of adapters
+/// (`adapters.py` reads the same files for CI, the matrix and `try.sh`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sdk {
     /// Its folder under `harness/adapters/`, its name in reports and its snapshot folder.
-    pub name: &'static str,
+    #[serde(skip)]
+    pub name: String,
+    /// The package as its registry names it (for people and `adapters.py`).
+    #[allow(dead_code)]
+    sdk: String,
     /// The pinned SDK version.
-    pub version: &'static str,
+    pub version: String,
+    /// How it is installed: `npm`, `pip` or `cargo`.
+    install: Install,
+    /// npm and pip: the script, relative to the adapter's folder; cargo: the binary's name.
+    program: String,
+    /// Arguments before the endpoint URL (a variant's setting, say).
+    #[serde(default)]
+    args: Vec<String>,
+    /// The adapter whose lock is installed and reused (a variant of it); default: this one.
+    installed_with: Option<String>,
+    /// What a variant changes from the SDK's defaults, for people.
+    #[allow(dead_code)]
+    setting: Option<String>,
     /// Whether the adapter serves many calls per process (persistent mode): Node and Python
-    /// start slowly, rmcp's binary does not.
+    /// start slowly, a native binary does not.
     pub persistent: bool,
-    /// Sets it up; returns the command (program, then arguments) or why it cannot run.
-    setup: fn(&Paths) -> Result<Vec<PathBuf>, String>,
+    /// Its `cargo test --test` target: the one that includes this file names it.
+    test: String,
 }
 
-pub const TYPESCRIPT: Sdk = Sdk {
-    name: "typescript-sdk",
-    version: "1.32.2",
-    persistent: true,
-    setup: typescript,
-};
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Install {
+    Npm,
+    Pip,
+    Cargo,
+}
 
-pub const PYTHON: Sdk = Sdk {
-    name: "python-sdk",
-    version: "2.3.0",
-    persistent: true,
-    setup: python,
-};
+impl Sdk {
+    /// Reads `harness/adapters/<name>/adapter.toml`; a broken one stops the target with the
+    /// file and the key named (it is this repository's own file, not a user's input).
+    pub fn load(name: &str) -> Sdk {
+        let path = root()
+            .join("harness/adapters")
+            .join(name)
+            .join("adapter.toml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let mut sdk: Sdk = toml::from_str(&text).unwrap_or_else(|e| {
+            panic!("{}: {e} (keys: harness/adapters/README.md)", path.display())
+        });
+        sdk.name = name.to_owned();
+        let target = env!("CARGO_CRATE_NAME");
+        assert!(
+            sdk.test == target,
+            "{}: `test = {:?}`, but target {target} runs it: one target per adapter",
+            path.display(),
+            sdk.test
+        );
+        sdk
+    }
 
-pub const RMCP: Sdk = Sdk {
-    name: "rmcp",
-    version: "3.11.0",
-    persistent: false,
-    setup: rmcp,
-};
+    /// The folder whose lock is installed.
+    fn installed(&self) -> &str {
+        self.installed_with.as_deref().unwrap_or(&self.name)
+    }
+
+    fn setup(&self, paths: &Paths) -> Result<Vec<PathBuf>, String> {
+        let installed = paths.adapters.join(self.installed());
+        let own = paths.adapters.join(&self.name);
+        let mut command = match self.install {
+            Install::Npm => {
+                npm_ci(&installed)?;
+                vec!["node".into(), own.join(&self.program)]
+            }
+            Install::Pip => {
+                let venv = paths.target.join("sdk-venvs").join(self.installed());
+                let python = pip_venv(&venv, &installed.join("requirements.lock"))?;
+                vec![python, own.join(&self.program)]
+            }
+            Install::Cargo => {
+                let target = paths.target.join(format!("sdk-{}", self.installed()));
+                cargo_build(&installed, &target)?;
+                vec![target.join("release").join(&self.program)]
+            }
+        };
+        command.extend(self.args.iter().map(PathBuf::from));
+        Ok(command)
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// Where things are.
 struct Paths {
-    /// `harness/adapters/<name>`.
-    adapter: PathBuf,
+    /// `harness/adapters`.
+    adapters: PathBuf,
     /// The target folder.
     target: PathBuf,
+}
+
+/// The adapter `name`, read once per process (each target runs one).
+fn sdk(name: &str) -> &'static Sdk {
+    static SDK: OnceLock<Sdk> = OnceLock::new();
+    SDK.get_or_init(|| Sdk::load(name))
 }
 
 /// The setup's result, computed once per process (the adapter and the config both need it).
 fn command(sdk: &Sdk) -> &'static Result<Vec<PathBuf>, String> {
     static COMMAND: OnceLock<Result<Vec<PathBuf>, String>> = OnceLock::new();
     COMMAND.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = root();
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .filter(|dir| !dir.is_empty())
             .map_or_else(|| root.join("target"), |dir| root.join(dir));
         let paths = Paths {
-            adapter: root.join("harness/adapters").join(sdk.name),
+            adapters: root.join("harness/adapters"),
             target,
         };
         let started = Instant::now();
-        let result = locked(&paths.target, sdk.name, || (sdk.setup)(&paths));
+        let result = locked(&paths.target, sdk.installed(), || sdk.setup(&paths));
         if let Err(reason) = &result {
             let required = std::env::var_os(REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
             if required {
@@ -110,8 +179,9 @@ fn command(sdk: &Sdk) -> &'static Result<Vec<PathBuf>, String> {
     })
 }
 
-/// The adapter program of `sdk`.
-pub fn adapter(sdk: &Sdk) -> ProcessAdapter {
+/// The adapter program `harness/adapters/<name>`.
+pub fn adapter(name: &str) -> ProcessAdapter {
+    let sdk = sdk(name);
     let command = match command(sdk) {
         Ok(command) => command.clone(),
         Err(_) => vec![PathBuf::from("false")], // never started: every trial is ignored
@@ -125,10 +195,11 @@ pub fn adapter(sdk: &Sdk) -> ProcessAdapter {
 
 /// The configuration of `sdk`'s matrix: its snapshots, its baseline, short timeouts. When the
 /// SDK cannot run, neither is read (a packaged copy of this crate has no `harness/adapters/`).
-pub fn config(sdk: &Sdk) -> Config {
+pub fn config(name: &str) -> Config {
+    let sdk = sdk(name);
     let config = Config::new()
-        .adapter_name(sdk.name)
-        .adapter_version(sdk.version);
+        .adapter_name(&sdk.name)
+        .adapter_version(&sdk.version);
     if let Err(reason) = command(sdk) {
         return config
             .no_snapshots()
@@ -142,34 +213,32 @@ pub fn config(sdk: &Sdk) -> Config {
         .test_threads(THREADS)
 }
 
-/// `npm ci` unless `node_modules` is newer than the lock; then `node adapter.mjs`.
-fn typescript(paths: &Paths) -> Result<Vec<PathBuf>, String> {
+/// `npm ci` in `folder` unless `node_modules` is newer than the lock.
+fn npm_ci(folder: &Path) -> Result<(), String> {
     run(Command::new("node").arg("--version"), "node")?;
-    let marker = paths.adapter.join("node_modules/.mcp-error-layers-npm-ci");
-    if modified(&marker) < modified(&paths.adapter.join("package-lock.json")) {
+    let marker = folder.join("node_modules/.mcp-error-layers-npm-ci");
+    if modified(&marker) < modified(&folder.join("package-lock.json")) {
         let mut npm = Command::new("npm");
         npm.args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&paths.adapter);
+            .current_dir(folder);
         run(&mut npm, "npm ci")?;
         write(&marker, "")?;
     }
-    Ok(vec!["node".into(), paths.adapter.join("adapter.mjs")])
+    Ok(())
 }
 
-/// A virtualenv with the lock installed, rebuilt when the lock changes; then `python
-/// adapter.py`.
-fn python(paths: &Paths) -> Result<Vec<PathBuf>, String> {
-    let venv = paths.target.join("sdk-venvs/python-sdk");
-    let lock = paths.adapter.join("requirements.lock");
-    let hash = std::fs::read(&lock)
+/// A virtualenv at `venv` with `lock` installed, rebuilt when the lock changes; returns its
+/// python.
+fn pip_venv(venv: &Path, lock: &Path) -> Result<PathBuf, String> {
+    let hash = std::fs::read(lock)
         .map(|bytes| format!("{:016x}\n", fnv1a(&bytes)))
         .map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
     let marker = venv.join(".mcp-error-layers-lock-hash");
     let python = venv.join("bin/python");
     if std::fs::read_to_string(&marker).ok().as_deref() != Some(hash.as_str()) {
-        let _ = std::fs::remove_dir_all(&venv);
+        let _ = std::fs::remove_dir_all(venv);
         let mut create = Command::new("python3");
-        create.args(["-m", "venv"]).arg(&venv);
+        create.args(["-m", "venv"]).arg(venv);
         run(&mut create, "python3 -m venv")?;
         let mut pip = Command::new(venv.join("bin/pip"));
         pip.args([
@@ -179,24 +248,23 @@ fn python(paths: &Paths) -> Result<Vec<PathBuf>, String> {
             "--no-deps",
             "-r",
         ])
-        .arg(&lock);
+        .arg(lock);
         run(&mut pip, "pip install -r requirements.lock")?;
         write(&marker, &hash)?;
     }
-    Ok(vec![python, paths.adapter.join("adapter.py")])
+    Ok(python)
 }
 
-/// `cargo build --release --locked` into `<target>/sdk-rmcp` (a no-op when up to date).
-fn rmcp(paths: &Paths) -> Result<Vec<PathBuf>, String> {
-    let target = paths.target.join("sdk-rmcp");
+/// `cargo build --release --locked` of `folder`'s crate into `target` (a no-op when up to
+/// date).
+fn cargo_build(folder: &Path, target: &Path) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
     build
         .args(["build", "-q", "--release", "--locked", "--manifest-path"])
-        .arg(paths.adapter.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target);
-    run(&mut build, "cargo build of the rmcp adapter")?;
-    Ok(vec![target.join("release/mcp-error-layers-adapter-rmcp")])
+        .arg(folder.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target);
+    run(&mut build, "cargo build of the adapter")
 }
 
 /// Runs `command`; a failure is the last lines of its output.

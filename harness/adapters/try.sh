@@ -4,14 +4,14 @@
 #
 #   harness/adapters/try.sh <adapter> [case-id | folder/ ...]
 #
-# <adapter> is typescript-sdk, python-sdk, rmcp, or the path of any adapter program. Without
+# <adapter> is an adapter id (a folder here with an adapter.toml: typescript-sdk, python-sdk,
+# rmcp, ...) set up by its test target, or the path of any adapter program. Without
 # arguments every built-in case runs; `tool/is-error` selects one case, `sse/` a folder. Environment:
 #   MCP_ERROR_LAYERS_BIN   the mcp-error-layers binary (default: build it with cargo into
 #                          $CARGO_TARGET_DIR or target/, then use target/debug/mcp-error-layers)
 #   TRY_MARGIN_S           seconds added to the case's timeout before the adapter is killed (5)
 #   TRY_TSV                if set, also append tab-separated rows to this file
 #   TRY_LOGS               if set, a folder that keeps each call's server log and adapter stderr
-#   CARGO_TARGET_DIR_RMCP  where the rmcp adapter was built (default: target/sdk-rmcp)
 # Needs python3 (3.11+, for tomllib) to read the case files. This is a developer tool: the runner
 # (`mcp-error-layers run`) is what judges adapters.
 set -euo pipefail
@@ -28,12 +28,13 @@ fi
 adapter=$1
 shift
 
-case "$adapter" in
-  typescript-sdk) cmd=(node "$here/typescript-sdk/adapter.mjs") ;;
-  python-sdk) cmd=("$root/target/sdk-venvs/python-sdk/bin/python" "$here/python-sdk/adapter.py") ;;
-  rmcp) cmd=("${CARGO_TARGET_DIR_RMCP:-$root/target/sdk-rmcp}/release/mcp-error-layers-adapter-rmcp") ;;
-  *) cmd=("$adapter") ;;
-esac
+# An adapter id (a folder with an adapter.toml, set up by its `cargo test --test` target) or a
+# program.
+if [[ -f "$here/$adapter/adapter.toml" ]]; then
+  mapfile -t cmd < <(python3 "$here/adapters.py" command "$adapter")
+else
+  cmd=("$adapter")
+fi
 
 if [[ -n "${MCP_ERROR_LAYERS_BIN:-}" ]]; then
   bin=$MCP_ERROR_LAYERS_BIN

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The list of SDK adapters: every `harness/adapters/<id>/adapter.toml`. One home for it, read by
+`.ci/run`, `matrix.py` and `try.sh` (the Rust side, `harness/sdk_setup.rs`, reads the same files).
+
+    python3 harness/adapters/adapters.py list          # "<id>\t<test target>", one per adapter
+    python3 harness/adapters/adapters.py command ID    # the adapter's command, one word per line
+
+The keys are documented in harness/adapters/README.md ("adapter.toml").
+"""
+
+import os
+import pathlib
+import sys
+import tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool, "test": str}
+OPTIONAL = {"args": list, "installed_with": str, "setting": str}
+INSTALLERS = ("npm", "pip", "cargo")
+
+
+def load(folder: pathlib.Path) -> dict:
+    path = folder / "adapter.toml"
+    with open(path, "rb") as f:
+        manifest = tomllib.load(f)
+    for key, kind in {**REQUIRED, **OPTIONAL}.items():
+        if (key in REQUIRED and key not in manifest) or (key in manifest and not isinstance(manifest[key], kind)):
+            sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see harness/adapters/README.md)")
+    unknown = set(manifest) - set(REQUIRED) - set(OPTIONAL)
+    if unknown:
+        sys.exit(f"{path}: unknown key(s) {sorted(unknown)} (see harness/adapters/README.md)")
+    if manifest["install"] not in INSTALLERS:
+        sys.exit(f"{path}: `install` is {manifest['install']!r}; one of {INSTALLERS}")
+    return {"id": folder.name, "folder": folder, **manifest}
+
+
+def all_adapters() -> list[dict]:
+    """Every adapter, sorted by id: the order of the matrix's columns. Each must have its test
+    target in Cargo.toml, so that `cargo test` runs it."""
+    with open(ROOT / "Cargo.toml", "rb") as f:
+        targets = {t["name"]: t.get("path") for t in tomllib.load(f).get("test", [])}
+    adapters = [load(p.parent) for p in sorted(HERE.glob("*/adapter.toml"))]
+    for adapter in adapters:
+        test = adapter["test"]
+        if targets.get(test) != f"harness/{test}.rs":
+            sys.exit(
+                f"harness/adapters/{adapter['id']}/adapter.toml: test target {test!r} is not in "
+                f"Cargo.toml; add [[test]] name = \"{test}\", path = \"harness/{test}.rs\", harness = false"
+            )
+    return adapters
+
+
+def target() -> pathlib.Path:
+    return ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
+
+
+def command(adapter: dict) -> list[str]:
+    """The program and its arguments (the runner appends the endpoint URL)."""
+    folder, program = adapter["folder"], adapter["program"]
+    installed = adapter.get("installed_with", adapter["id"])
+    if adapter["install"] == "npm":
+        words = ["node", str(folder / program)]
+    elif adapter["install"] == "pip":
+        words = [str(target() / "sdk-venvs" / installed / "bin/python"), str(folder / program)]
+    else:
+        words = [str(target() / f"sdk-{installed}" / "release" / program)]
+    return words + adapter.get("args", [])
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["list"]:
+        for adapter in all_adapters():
+            print(f"{adapter['id']}\t{adapter['test']}")
+        return 0
+    if len(argv) == 2 and argv[0] == "command":
+        print("\n".join(command(load(HERE / argv[1]))))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
