@@ -6,7 +6,7 @@ mod fixture;
 
 use mcp_error_layers::report::json::{JsonReport, ReadError, SCHEMA};
 use mcp_error_layers::report::{
-    ReportPaths, Reporter, RunReport, html, json::Json, junit::Junit, tap::Tap, write_all,
+    Format, ReportPaths, Reporter, RunReport, html, json::Json, junit::Junit, tap::Tap, write_all,
 };
 use mcp_error_layers::standing::{Counts, Rules, Standing, Status};
 use mcp_error_layers::verdict::Verdict;
@@ -301,10 +301,11 @@ fn write_all_creates_folders_and_writes_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let paths = ReportPaths::all_in(&dir.path().join("nested/reports"));
     write_all(&runs().careless, &paths).unwrap();
-    let tap = std::fs::read_to_string(paths.tap.unwrap()).unwrap();
+    let tap = std::fs::read_to_string(paths.get(Format::Tap).unwrap()).unwrap();
     assert_eq!(tap, text(&Tap, &runs().careless));
-    for path in [paths.junit, paths.json, paths.html] {
-        assert!(std::fs::metadata(path.unwrap()).unwrap().len() > 100);
+    for format in [Format::Junit, Format::Json, Format::Html] {
+        let path = paths.get(format).unwrap();
+        assert!(std::fs::metadata(path).unwrap().len() > 100);
     }
 }
 
@@ -313,10 +314,7 @@ fn a_report_that_cannot_be_written_names_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "not a folder").unwrap();
-    let paths = ReportPaths {
-        json: Some(blocker.join("x.json")),
-        ..ReportPaths::default()
-    };
+    let paths = ReportPaths::none().with(Format::Json, blocker.join("x.json"));
     let err = write_all(&runs().careless, &paths).unwrap_err();
     assert_eq!(err.path, blocker.join("x.json"));
     assert!(err.to_string().starts_with(&format!(

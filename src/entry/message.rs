@@ -146,15 +146,9 @@ fn plural(count: usize, noun: &str) -> String {
 
 /// Where the reports went.
 pub(crate) fn reports_written(paths: &ReportPaths) -> String {
-    let named = [
-        ("TAP", &paths.tap),
-        ("JUnit", &paths.junit),
-        ("JSON", &paths.json),
-        ("HTML", &paths.html),
-    ];
-    let written: Vec<String> = named
+    let written: Vec<String> = paths
         .iter()
-        .filter_map(|(format, path)| path.as_deref().map(|p| format!("{format} {}", shown(p))))
+        .map(|(format, path)| format!("{} {}", format.label(), shown(path)))
         .collect();
     format!("mcp-error-layers: reports written: {}", written.join(", "))
 }

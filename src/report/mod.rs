@@ -16,6 +16,9 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+pub use format::{Format, REPORT_DIR_VAR, ReportPaths};
+
+mod format;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -54,56 +57,6 @@ impl RunReport {
     }
 }
 
-/// Where to write each report; `None` skips that format.
-#[derive(Debug, Clone, Default)]
-pub struct ReportPaths {
-    /// TAP 14.
-    pub tap: Option<PathBuf>,
-    /// JUnit XML.
-    pub junit: Option<PathBuf>,
-    /// JSON (the versioned schema).
-    pub json: Option<PathBuf>,
-    /// The HTML matrix of this run alone.
-    pub html: Option<PathBuf>,
-}
-
-impl ReportPaths {
-    /// All four under `dir`: `mcp-error-layers.tap`, `.junit.xml`, `.json`, `.html`.
-    pub fn all_in(dir: &std::path::Path) -> Self {
-        ReportPaths {
-            tap: Some(dir.join("mcp-error-layers.tap")),
-            junit: Some(dir.join("mcp-error-layers.junit.xml")),
-            json: Some(dir.join("mcp-error-layers.json")),
-            html: Some(dir.join("mcp-error-layers.html")),
-        }
-    }
-
-    /// The paths named by `MCP_ERROR_LAYERS_TAP`, `_JUNIT`, `_JSON`, `_HTML`, and
-    /// `MCP_ERROR_LAYERS_REPORT_DIR` for all four at once (the variables win over the folder).
-    /// This is how `cargo test` gets reports: libtest rejects flags it does not know.
-    pub fn from_env() -> Self {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        let base = var("MCP_ERROR_LAYERS_REPORT_DIR")
-            .map(|d| Self::all_in(&d))
-            .unwrap_or_default();
-        ReportPaths {
-            tap: var("MCP_ERROR_LAYERS_TAP").or(base.tap),
-            junit: var("MCP_ERROR_LAYERS_JUNIT").or(base.junit),
-            json: var("MCP_ERROR_LAYERS_JSON").or(base.json),
-            html: var("MCP_ERROR_LAYERS_HTML").or(base.html),
-        }
-    }
-
-    /// Whether any report is asked for.
-    pub fn any(&self) -> bool {
-        self.tap.is_some() || self.junit.is_some() || self.json.is_some() || self.html.is_some()
-    }
-}
-
 /// A report that could not be written: which file, and why.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write report {path}: {source}")]
@@ -114,8 +67,10 @@ pub struct ReportError {
     pub source: std::io::Error,
 }
 
-/// One report format. Every format reads the same [`RunReport`]; [`write_all`] picks the ones a
-/// run asks for, so adding a format means one more implementation, not another code path.
+/// One report format's writer. Every format reads the same [`RunReport`]; [`write_all`] writes
+/// the ones a run asks for. A new format is one file implementing this trait plus one arm in
+/// each of [`Format`]'s methods (the compiler lists them): the CLI, the environment variables
+/// and the messages follow from [`Format::ALL`].
 pub trait Reporter {
     /// The format's name for messages (`TAP`, `JUnit`, `JSON`, `HTML`).
     fn format(&self) -> &'static str;
@@ -133,16 +88,8 @@ pub trait Reporter {
 
 /// Writes every report `paths` asks for, creating parent folders as needed.
 pub fn write_all(report: &RunReport, paths: &ReportPaths) -> Result<(), ReportError> {
-    let formats: [(&dyn Reporter, &Option<PathBuf>); 4] = [
-        (&tap::Tap, &paths.tap),
-        (&junit::Junit, &paths.junit),
-        (&json::Json, &paths.json),
-        (&html::Html, &paths.html),
-    ];
-    for (reporter, path) in formats {
-        if let Some(path) = path {
-            write_file(path, |out| reporter.write(report, out))?;
-        }
+    for (format, path) in paths.iter() {
+        write_file(path, |out| format.reporter().write(report, out))?;
     }
     Ok(())
 }

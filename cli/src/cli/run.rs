@@ -10,7 +10,7 @@ use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{expected, observed};
 use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::report::{AdapterInfo, ReportPaths, RunReport, write_all};
+use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Rules, Standing};
 use mcp_error_layers::suite::{default_jobs, run_all};
@@ -62,6 +62,19 @@ pub struct RunArgs {
     /// is named).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The file `--<format>` names (clap's derive needs a field per flag; the match makes a new
+    /// format a compile error here until it has one).
+    fn path(&self, format: Format) -> Option<PathBuf> {
+        match format {
+            Format::Tap => self.tap.clone(),
+            Format::Junit => self.junit.clone(),
+            Format::Json => self.json.clone(),
+            Format::Html => self.html.clone(),
+        }
+    }
 }
 
 /// Runs the selected cases and reports.
@@ -203,37 +216,26 @@ fn live_line(record: &CaseRecord) -> String {
 
 /// The named files; all four in `--out` (default `reports/`) when none is named.
 fn report_paths(args: &RunArgs) -> ReportPaths {
-    let named = ReportPaths {
-        tap: args.tap.clone(),
-        junit: args.junit.clone(),
-        json: args.json.clone(),
-        html: args.html.clone(),
-    };
+    let named = Format::ALL
+        .into_iter()
+        .fold(ReportPaths::none(), |paths, format| {
+            match args.path(format) {
+                Some(path) => paths.with(format, path),
+                None => paths,
+            }
+        });
     let folder = match (&args.out, named.any()) {
         (Some(dir), _) => dir.clone(),
         (None, true) => return named,
         (None, false) => PathBuf::from("reports"),
     };
-    let all = ReportPaths::all_in(&folder);
-    ReportPaths {
-        tap: named.tap.or(all.tap),
-        junit: named.junit.or(all.junit),
-        json: named.json.or(all.json),
-        html: named.html.or(all.html),
-    }
+    named.or(&ReportPaths::all_in(&folder))
 }
 
 fn write_reports(report: &RunReport, paths: &ReportPaths) -> Result<(), Fatal> {
     write_all(report, paths).map_err(|e| Fatal::new(e.to_string()))?;
-    for (word, path) in [
-        ("TAP", &paths.tap),
-        ("JUnit", &paths.junit),
-        ("JSON", &paths.json),
-        ("HTML", &paths.html),
-    ] {
-        if let Some(path) = path {
-            println!("{word:<5} report: {}", path.display());
-        }
+    for (format, path) in paths.iter() {
+        println!("{:<5} report: {}", format.label(), path.display());
     }
     Ok(())
 }
