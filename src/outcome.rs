@@ -1,5 +1,6 @@
 //! The outcome vocabulary: the one word a client reports per call (design §2).
 
+use strum::EnumCount;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -7,7 +8,9 @@ use std::fmt;
 ///
 /// Layers are checked in order (transport, protocol, interaction, application) and the first
 /// layer that fails decides the outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, EnumCount,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
     /// No HTTP response at all: refused, reset or closed before a status line.
@@ -58,7 +61,7 @@ pub enum Layer {
 
 impl Outcome {
     /// Every outcome, in layer order.
-    pub const ALL: [Outcome; 14] = [
+    pub const ALL: [Outcome; Outcome::COUNT] = [
         Outcome::ConnectionError,
         Outcome::HttpError,
         Outcome::UnexpectedContentType,

@@ -5,9 +5,10 @@ use crate::observation::Observation;
 use crate::wire::Exchange;
 use serde::Serialize;
 use std::fmt;
+use strum::EnumCount;
 
 /// The judgement on one call (or, taking the worst, on one case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, EnumCount)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The outcome and every named field match.
@@ -23,8 +24,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict; its length is the enum's variant count, so a new one cannot be left out.
+    pub const ALL: [Verdict; Verdict::COUNT] = [
+        Verdict::Pass,
+        Verdict::Unsupported,
+        Verdict::Fail,
+        Verdict::Hang,
+        Verdict::AdapterError,
+    ];
+
     /// The word reports use (`pass`, `adapter-error`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
             Verdict::Unsupported => "unsupported",

@@ -411,17 +411,17 @@ fn millis(duration: std::time::Duration) -> u64 {
 /// The verdict's word back into a [`Verdict`]; `Verdict` itself only serializes.
 fn verdict_word<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
     let word = String::deserialize(d)?;
-    let all = [
-        Verdict::Pass,
-        Verdict::Unsupported,
-        Verdict::Fail,
-        Verdict::Hang,
-        Verdict::AdapterError,
-    ];
-    all.into_iter().find(|v| v.as_str() == word).ok_or_else(|| {
-        serde::de::Error::unknown_variant(
-            &word,
-            &["pass", "unsupported", "fail", "hang", "adapter-error"],
-        )
-    })
+    const WORDS: [&str; Verdict::ALL.len()] = {
+        let mut words = [""; Verdict::ALL.len()];
+        let mut i = 0;
+        while i < words.len() {
+            words[i] = Verdict::ALL[i].as_str();
+            i += 1;
+        }
+        words
+    };
+    Verdict::ALL
+        .into_iter()
+        .find(|v| v.as_str() == word)
+        .ok_or_else(|| serde::de::Error::unknown_variant(&word, &WORDS))
 }
