@@ -1,8 +1,8 @@
 //! The outcome vocabulary: the one word a client reports per call (design §2).
 
-use strum::EnumCount;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use strum::EnumCount;
 
 /// What a client reported for one `tools/call`.
 ///

@@ -104,13 +104,28 @@ async fn read_body<R: AsyncBufRead + Unpin>(
     if chunked {
         return read_chunked(reader).await;
     }
-    let length = match request.header("content-length") {
-        None => 0,
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| ReadError::Bad(format!("content-length {v:?}")))?,
+    read_exact(reader, content_length(request)?).await
+}
+
+/// The body's length: 0 without a `Content-Length`. Several that disagree make the message's
+/// framing ambiguous, so RFC 9112 §6.3 says reject it; identical repeats are one value.
+fn content_length(request: &Request) -> Result<usize, ReadError> {
+    let mut values = request
+        .headers
+        .iter()
+        .filter(|(name, _)| name == "content-length")
+        .map(|(_, value)| value.trim());
+    let Some(first) = values.next() else {
+        return Ok(0);
     };
-    read_exact(reader, length).await
+    if let Some(other) = values.find(|v| *v != first) {
+        return Err(ReadError::Bad(format!(
+            "conflicting content-length headers {first:?} and {other:?}"
+        )));
+    }
+    first
+        .parse::<usize>()
+        .map_err(|_| ReadError::Bad(format!("content-length {first:?}")))
 }
 
 async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>, ReadError> {
@@ -125,7 +140,12 @@ async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>
             while !read_line(reader, false).await?.is_empty() {}
             return Ok(body);
         }
-        if body.len() + size > MAX_BODY {
+        // Checked: a peer's chunk size can be anything up to usize::MAX.
+        if body
+            .len()
+            .checked_add(size)
+            .is_none_or(|total| total > MAX_BODY)
+        {
             return Err(ReadError::Bad("body larger than 16 MiB".into()));
         }
         body.extend(read_exact(reader, size).await?);
@@ -223,5 +243,28 @@ mod tests {
         ));
         let bad_len = b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n";
         assert!(matches!(parse(bad_len).await, Err(ReadError::Bad(_))));
+    }
+
+    #[tokio::test]
+    async fn a_chunk_size_that_overflows_is_a_bad_request_not_a_panic() {
+        let raw =
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\nffffffffffffffff\r\n";
+        let err = parse(raw).await.unwrap_err();
+        assert!(
+            matches!(err, ReadError::Bad(ref why) if why.contains("16 MiB")),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn conflicting_content_lengths_are_rejected_identical_ones_are_one() {
+        let conflict = b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}";
+        let err = parse(conflict).await.unwrap_err();
+        assert!(
+            matches!(err, ReadError::Bad(ref why) if why.contains("conflicting")),
+            "{err}"
+        );
+        let same = b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}";
+        assert_eq!(parse(same).await.unwrap().body, b"{}");
     }
 }
