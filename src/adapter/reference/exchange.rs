@@ -19,7 +19,8 @@ impl Deadline {
     /// A deadline `budget` from now.
     pub(super) fn after(budget: Duration) -> Self {
         Deadline {
-            at: Instant::now() + budget,
+            // A budget past what an Instant can hold is as good as none: a far deadline.
+            at: far_from_now(budget),
             budget,
         }
     }
@@ -31,7 +32,11 @@ impl Deadline {
 
     /// Whether waiting `wait` from now still ends before the deadline.
     pub(super) fn leaves(&self, wait: Duration) -> bool {
-        Instant::now() + wait < self.at
+        // Checked: `wait` can come from a peer's Retry-After; one past what an Instant can
+        // hold passes any deadline.
+        Instant::now()
+            .checked_add(wait)
+            .is_some_and(|end| end < self.at)
     }
 
     /// What a deadline that passed before any response head says.
@@ -145,4 +150,31 @@ pub(super) fn error_chain(err: &dyn Error) -> String {
         source = cause.source();
     }
     parts.join(": ")
+}
+
+/// `budget` from now, or the furthest instant that is certainly representable (a year on).
+fn far_from_now(budget: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(budget)
+        .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_past_what_an_instant_holds_leaves_no_room_instead_of_panicking() {
+        let deadline = Deadline::after(Duration::from_secs(5));
+        assert!(deadline.leaves(Duration::from_millis(1)));
+        assert!(!deadline.leaves(Duration::from_secs(10_000_000_000_000_000_000)));
+        assert!(!deadline.leaves(Duration::MAX));
+    }
+
+    #[test]
+    fn a_budget_past_what_an_instant_holds_is_a_far_deadline() {
+        let deadline = Deadline::after(Duration::MAX);
+        assert!(deadline.at() > Instant::now() + Duration::from_secs(3600));
+    }
 }
