@@ -136,6 +136,35 @@ fn contradictions_are_named() {
             "at least 1",
         ),
         (
+            GOOD.replace(
+                "[[call]]\n",
+                "[[call]]\ntimeout_ms = 18446744073709551615\n",
+            ),
+            "call[0].timeout_ms",
+            "more than 600000 (10 minutes)",
+        ),
+        (
+            GOOD.replace("status = 200\n", "status = 200\ndelay_ms = 600001\n"),
+            "call[0].reply[0].delay_ms",
+            "more than 600000",
+        ),
+        (
+            GOOD.replace(
+                "status = 200\n",
+                "status = 200\nevent_gap_ms = 9999999999\n",
+            ),
+            "call[0].reply[0].event_gap_ms",
+            "more than 600000",
+        ),
+        (
+            GOOD.replace(
+                "status = 200\n",
+                "status = 200\nheaders = { \"retry-after\" = \"$http_date+300000000000\" }\n",
+            ),
+            "call[0].reply[0].headers.retry-after",
+            "at most 31536000 (a year)",
+        ),
+        (
             GOOD.replace("[[call]]\n", "[[call]]\narguments = '[1]'\n"),
             "call[0].arguments",
             "JSON object",

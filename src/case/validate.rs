@@ -4,7 +4,7 @@
 
 use super::model::{Call, CaseFile, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply};
 use crate::wire::response::has_body;
-use crate::wire::{HTTP_DATE, http_date_offset};
+use crate::wire::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 use serde_json::Value;
 
 /// A problem: the key path and what is wrong with it.
@@ -40,6 +40,12 @@ fn validate_call(call: &mut Call) -> Result<(), Problem> {
     }
     if call.timeout_ms == Some(0) {
         return Err(("timeout_ms".into(), "must be at least 1".into()));
+    }
+    if let Some(ms) = call.timeout_ms {
+        bounded("timeout_ms", ms)?;
+    }
+    for (k, &ms) in call.expect.min_gaps_ms.iter().enumerate() {
+        bounded(&format!("expect.min_gaps_ms[{k}]"), ms)?;
     }
     if call.reply.is_empty() {
         let msg = "a call needs at least one [[call.reply]] table".to_owned();
@@ -79,7 +85,25 @@ fn validate_expect(expect: &Expect) -> Result<(), Problem> {
     }
 }
 
+/// The bound of every duration key of a case file (`timeout_ms`, `delay_ms`, `event_gap_ms`,
+/// `min_gaps_ms`): ten minutes. A case that needs longer tests patience, not error handling, and
+/// an unbounded one could keep a run from ever ending.
+pub const MAX_DURATION_MS: u64 = 600_000;
+
+/// `Err` naming `key` when `ms` is past [`MAX_DURATION_MS`].
+fn bounded(key: &str, ms: u64) -> Result<(), Problem> {
+    if ms > MAX_DURATION_MS {
+        let msg = format!(
+            "{ms} is more than {MAX_DURATION_MS} (10 minutes), the bound of every duration key"
+        );
+        return Err((key.into(), msg));
+    }
+    Ok(())
+}
+
 fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
+    bounded("delay_ms", reply.delay_ms)?;
+    bounded("event_gap_ms", reply.event_gap_ms)?;
     let forms = [
         reply.json.is_some(),
         reply.raw.is_some(),
@@ -161,6 +185,11 @@ fn validate_headers(reply: &Reply) -> Result<(), Problem> {
             let msg = format!(
                 "{value:?} is no date placeholder; write \"{HTTP_DATE}+N\" for N seconds from now"
             );
+            return Err((format!("headers.{name}"), msg));
+        }
+        if http_date_offset(value).is_some_and(|n| n > MAX_HTTP_DATE_OFFSET) {
+            let msg =
+                format!("{value:?} is too far ahead; N is at most {MAX_HTTP_DATE_OFFSET} (a year)");
             return Err((format!("headers.{name}"), msg));
         }
     }

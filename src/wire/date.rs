@@ -6,7 +6,11 @@ use std::time::{Duration, SystemTime};
 /// The placeholder's prefix.
 pub const HTTP_DATE: &str = "$http_date";
 
-/// N, when `value` is `$http_date+N`.
+/// The largest N a case may give: a year. Case loading rejects more (a far date is no use
+/// for `Retry-After`, and one past year 9999 cannot be written as an HTTP-date at all).
+pub const MAX_HTTP_DATE_OFFSET: u64 = 365 * 24 * 3600;
+
+/// N, when `value` is `$http_date+N` (any N; loading bounds it).
 pub fn http_date_offset(value: &str) -> Option<u64> {
     value
         .strip_prefix(HTTP_DATE)?
@@ -18,7 +22,10 @@ pub fn http_date_offset(value: &str) -> Option<u64> {
 /// `value` with its placeholder filled, or as it is.
 pub fn fill(value: &str, now: SystemTime) -> String {
     match http_date_offset(value) {
-        Some(seconds) => httpdate::fmt_http_date(now + Duration::from_secs(seconds)),
+        // Bounded again here, so a case that skipped validation cannot panic the formatter.
+        Some(seconds) => {
+            httpdate::fmt_http_date(now + Duration::from_secs(seconds.min(MAX_HTTP_DATE_OFFSET)))
+        }
         None => value.to_owned(),
     }
 }
@@ -35,5 +42,10 @@ mod tests {
         assert_eq!(fill("1", now), "1");
         assert_eq!(http_date_offset("$http_date"), None);
         assert_eq!(http_date_offset("$http_date+x"), None);
+        let far = fill("$http_date+300000000000", now);
+        assert_eq!(
+            far,
+            fill(&format!("$http_date+{MAX_HTTP_DATE_OFFSET}"), now)
+        );
     }
 }

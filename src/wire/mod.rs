@@ -10,7 +10,7 @@ pub mod response;
 mod script;
 mod tap;
 
-pub use date::{HTTP_DATE, http_date_offset};
+pub use date::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 pub use placeholder::Placeholders;
 pub use record::{Exchange, Sent};
 
