@@ -100,7 +100,7 @@ async fn run_call<D: Driver>(
     options: &RunOptions,
 ) -> CallRecord {
     let context = call_context(case, index, &server.url(), options);
-    let deadline = context.timeout + options.deadline_margin;
+    let deadline = context.timeout.saturating_add(options.deadline_margin); // both can come from users
     let log = AdapterLog::new();
     let (ended, duration) = drive_call(adapter, context, deadline, &log).await;
     let (counts, checks) = server.with_record(|exchanges| {
