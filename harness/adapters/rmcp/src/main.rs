@@ -6,17 +6,21 @@
 //!
 //! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
-//! for the 2025 era), then `call_tool_once`, which returns a final result or an `input_required`
-//! one without driving further rounds. It maps what rmcp surfaces (`CallToolResponse`,
-//! `ServiceError`, `ClientInitializeError` and the transport errors inside them) to an outcome.
-//! It never sees the case.
+//! for the 2025 era), then `call_tool`, rmcp's high-level call: it drives `input_required` rounds
+//! itself (answering input requests through the client handler, here rmcp's defaults: elicitation
+//! declined, sampling refused, no roots; echoing `requestState`) up to `DEFAULT_MRTR_MAX_ROUNDS`
+//! (10) and returns the final `CallToolResult`. With `--call-tool-once` (the adapter
+//! `rmcp+call_tool_once`) it calls `call_tool_once` instead, which returns a final result or an
+//! `input_required` one without driving further rounds. It maps what rmcp surfaces
+//! (`CallToolResult`, `CallToolResponse`, `ServiceError`, `ClientInitializeError` and the
+//! transport errors inside them) to an outcome. It never sees the case.
 
 use std::error::Error as StdError;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     JsonObject, ProtocolVersion,
 };
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
@@ -32,6 +36,24 @@ const TRANSPORT_CLOSED_MARKER: &str = "io.modelcontextprotocol/transportClosed";
 const TEARDOWN: Duration = Duration::from_secs(2);
 /// The pinned rmcp version (Cargo.toml says `=3.11.0`; keep the two in step), for `detail` and `clientInfo`.
 const RMCP_VERSION: &str = "3.11.0";
+
+/// Which of rmcp's tool-call methods the adapter uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `RunningService::call_tool`: the default, drives `input_required` rounds itself.
+    CallTool,
+    /// `RunningService::call_tool_once`: one `tools/call`, an `input_required` result returned.
+    CallToolOnce,
+}
+
+impl Api {
+    fn name(self) -> &'static str {
+        match self {
+            Self::CallTool => "call_tool",
+            Self::CallToolOnce => "call_tool_once",
+        }
+    }
+}
 
 /// One observation, as the contract prints it.
 #[derive(Debug, Clone)]
@@ -286,8 +308,8 @@ fn from_reqwest_error(error: &reqwest::Error) -> Option<&'static str> {
     None
 }
 
-fn from_service_error(error: &ServiceError) -> Observation {
-    let where_ = "call_tool_once failed";
+fn from_service_error(api: Api, error: &ServiceError) -> Observation {
+    let where_ = &format!("{} failed", api.name());
     match error {
         ServiceError::McpError(data) => from_jsonrpc_error(where_, data),
         ServiceError::TransportSend(transport) => {
@@ -296,9 +318,16 @@ fn from_service_error(error: &ServiceError) -> Observation {
         ServiceError::Timeout { .. } => Observation::new("TIMEOUT", format!("{where_}: {error}")),
         // rmcp's words for a tools/call answer that decodes as no CallToolResult /
         // InputRequiredResult / CreateTaskResult: the result is not a valid tool result.
+        // call_tool also raises it for an input_required result with neither inputRequests nor
+        // requestState, and for a task handle.
         ServiceError::UnexpectedResponse => {
             Observation::new("INVALID_TOOL_RESULT", format!("{where_}: {error}"))
         }
+        // call_tool's own cap on input_required rounds: the call ended still waiting for input.
+        ServiceError::InputRequiredRoundsExceeded { .. } => Observation::new(
+            "INPUT_REQUIRED",
+            format!("{where_}: {error} (ServiceError::InputRequiredRoundsExceeded)"),
+        ),
         // rmcp raises TransportClosed when the worker stops, and also in place of the JSON-RPC
         // error its transport synthesizes when a request's response stream ends without a final
         // response (a cut stream, undecodable SSE data, an answer to another id). Which of these
@@ -331,27 +360,27 @@ fn from_initialize_error(error: &ClientInitializeError) -> Observation {
     }
 }
 
+/// A final `CallToolResult`; `returned` says how it came (`call_tool_once returned Complete`).
+fn from_result(returned: &str, result: &CallToolResult) -> Observation {
+    let result_type = result
+        .result_type
+        .as_ref()
+        .map(|t| format!(" (resultType {:?})", t.as_str()))
+        .unwrap_or_default();
+    if result.is_error == Some(true) {
+        Observation::new(
+            "TOOL_ERROR",
+            format!("{returned} with is_error: Some(true){result_type}"),
+        )
+    } else {
+        Observation::new("TOOL_SUCCESS", format!("{returned}{result_type}"))
+    }
+}
+
 fn from_response(response: CallToolResponse) -> Observation {
     match response {
         CallToolResponse::Complete(result) => {
-            let result_type = result
-                .result_type
-                .as_ref()
-                .map(|t| format!(" (resultType {:?})", t.as_str()))
-                .unwrap_or_default();
-            if result.is_error == Some(true) {
-                Observation::new(
-                    "TOOL_ERROR",
-                    format!(
-                        "call_tool_once returned Complete with is_error: Some(true){result_type}"
-                    ),
-                )
-            } else {
-                Observation::new(
-                    "TOOL_SUCCESS",
-                    format!("call_tool_once returned Complete{result_type}"),
-                )
-            }
+            from_result("call_tool_once returned Complete", &result)
         }
         CallToolResponse::InputRequired(_) => {
             Observation::new("INPUT_REQUIRED", "call_tool_once returned InputRequired")
@@ -378,11 +407,13 @@ fn protocol_version(requested: &str) -> Option<ProtocolVersion> {
 
 /// Makes one tool call with rmcp and returns the observation (reusable for a persistent mode).
 ///
-/// The timeout bounds `call_tool_once` with `tokio::time::timeout`: rmcp's `call_tool_once` takes
-/// no request options (its `PeerRequestOptions::timeout` exists only on the lower-level
-/// `Peer::send_request_with_option`, which would bypass `call_tool_once`'s reading of the result),
-/// and the call is then dropped (abandoned), as an application with a deadline would do.
+/// The timeout bounds the call (`call_tool`, all its rounds, or `call_tool_once`) with
+/// `tokio::time::timeout`: neither takes request options (rmcp's `PeerRequestOptions::timeout`
+/// exists only on the lower-level `Peer::send_request_with_option`, which would bypass their
+/// reading of the result), and the call is then dropped (abandoned), as an application with a
+/// deadline would do.
 pub async fn observe(
+    api: Api,
     endpoint: &str,
     tool: &str,
     args: JsonObject,
@@ -416,13 +447,23 @@ pub async fn observe(
         Err(error) => return from_initialize_error(&error),
     };
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    let observation = match tokio::time::timeout(timeout, client.call_tool_once(params)).await {
-        Ok(Ok(response)) => from_response(response),
-        Ok(Err(error)) => from_service_error(&error),
+    let call = async {
+        match api {
+            Api::CallTool => client
+                .call_tool(params)
+                .await
+                .map(|result| from_result("call_tool returned a CallToolResult", &result)),
+            Api::CallToolOnce => client.call_tool_once(params).await.map(from_response),
+        }
+    };
+    let observation = match tokio::time::timeout(timeout, call).await {
+        Ok(Ok(observation)) => observation,
+        Ok(Err(error)) => from_service_error(api, &error),
         Err(_) => Observation::new(
             "TIMEOUT",
             format!(
-                "call_tool_once did not finish within {timeout:?} (the adapter's deadline around it)"
+                "{} did not finish within {timeout:?} (the adapter's deadline around it)",
+                api.name()
             ),
         ),
     };
@@ -442,11 +483,21 @@ fn env(name: &str) -> Result<Option<String>, String> {
     }
 }
 
-fn read_call() -> Result<(String, String, JsonObject, String, Duration), String> {
-    let endpoint = std::env::args()
-        .next_back()
+const USAGE: &str = "usage: mcp-error-layers-adapter-rmcp [--call-tool-once] <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)";
+
+type Call = (Api, String, String, JsonObject, String, Duration);
+
+fn read_call() -> Result<Call, String> {
+    let mut words: Vec<String> = std::env::args().skip(1).collect();
+    let endpoint = words
+        .pop()
         .filter(|a| a.starts_with("http://") || a.starts_with("https://"))
-        .ok_or("usage: mcp-error-layers-adapter-rmcp <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)")?;
+        .ok_or(USAGE)?;
+    let api = match words.as_slice() {
+        [] => Api::CallTool,
+        [flag] if flag == "--call-tool-once" => Api::CallToolOnce,
+        _ => return Err(format!("unknown arguments {words:?}; {USAGE}")),
+    };
     let tool = env("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?;
     let args = env("MCP_ERROR_LAYERS_ARGUMENTS")?.unwrap_or_else(|| "{}".into());
     let args: JsonObject = serde_json::from_str(&args)
@@ -457,6 +508,7 @@ fn read_call() -> Result<(String, String, JsonObject, String, Duration), String>
         .parse()
         .map_err(|e| format!("MCP_ERROR_LAYERS_TIMEOUT_MS: {e}"))?;
     Ok((
+        api,
         endpoint,
         tool,
         args,
@@ -466,7 +518,7 @@ fn read_call() -> Result<(String, String, JsonObject, String, Duration), String>
 }
 
 fn main() -> ExitCode {
-    let (endpoint, tool, args, version, timeout) = match read_call() {
+    let (api, endpoint, tool, args, version, timeout) = match read_call() {
         Ok(call) => call,
         Err(message) => {
             eprintln!("adapter error: {message}");
@@ -483,7 +535,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let observation = runtime.block_on(observe(&endpoint, &tool, args, &version, timeout));
+    let observation = runtime.block_on(observe(api, &endpoint, &tool, args, &version, timeout));
     println!("{}", observation.to_json_line());
     // Do not wait for tasks rmcp may have left behind.
     runtime.shutdown_background();
