@@ -4,6 +4,21 @@
 /// The stateless protocol version.
 pub const MODERN_VERSION: &str = "2026-07-28";
 
+/// The 2025 session-era versions that cases and the reference client speak, oldest first.
+pub const SESSION_VERSIONS: [&str; 2] = ["2025-06-18", "2025-11-25"];
+
+/// The newest session-era version: what a 2025 client asks for, and what the wire server
+/// negotiates when asked for one it does not know.
+pub const NEWEST_SESSION_VERSION: &str = SESSION_VERSIONS[1];
+
+/// Every version a case file may name (the one list the rest of the crate reads).
+pub const KNOWN_VERSIONS: [&str; 3] = [SESSION_VERSIONS[0], SESSION_VERSIONS[1], MODERN_VERSION];
+
+/// What an `initialize` may negotiate with the wire server: the session versions, and
+/// 2025-03-26 for clients that still ask for it (no case names it).
+pub const NEGOTIABLE_SESSION_VERSIONS: [&str; 3] =
+    ["2025-03-26", SESSION_VERSIONS[0], SESSION_VERSIONS[1]];
+
 /// JSON-RPC codes a modern server sends with `400` (header mismatch, missing client capability,
 /// unsupported protocol version): their presence says the server is modern.
 pub const MODERN_400_CODES: [i64; 3] = [-32020, -32021, -32022];

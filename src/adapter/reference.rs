@@ -47,7 +47,7 @@ impl ReferenceAdapter {
     pub const STATELESS_VERSION: &'static str = crate::era::MODERN_VERSION;
     /// The session-era protocol versions (`initialize` handshake and `Mcp-Session-Id`), newest
     /// last.
-    pub const SESSION_VERSIONS: [&'static str; 2] = ["2025-06-18", "2025-11-25"];
+    pub const SESSION_VERSIONS: [&'static str; 2] = crate::era::SESSION_VERSIONS;
 
     /// A reference client: plain HTTP/1.1, no proxy, no redirects, no transport retries; the
     /// [default retry policy](RetryPolicy::RepeatableTools) and MRTR on.

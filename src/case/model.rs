@@ -7,11 +7,12 @@ use crate::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The protocol version a case prefers when it names none.
-pub const DEFAULT_PROTOCOL_VERSION: &str = "2026-07-28";
+/// The protocol version a case prefers when it names none: the modern one (a choice of the
+/// case format; code that asks "is this case modern?" compares with [`crate::era`]).
+pub const DEFAULT_PROTOCOL_VERSION: &str = crate::era::MODERN_VERSION;
 
-/// The protocol versions the wire server and the reference client speak.
-pub const KNOWN_PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
+/// The protocol versions a case may name ([`crate::era::KNOWN_VERSIONS`]).
+pub const KNOWN_PROTOCOL_VERSIONS: [&str; 3] = crate::era::KNOWN_VERSIONS;
 
 /// The client timeout of a call that names none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;

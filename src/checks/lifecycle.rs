@@ -169,7 +169,7 @@ fn after_modern_rejection(request: &Request, next: Option<&Request>, tally: &mut
         );
         if supported
             .iter()
-            .any(|v| crate::case::model::KNOWN_PROTOCOL_VERSIONS.contains(&v.as_str()))
+            .any(|v| crate::era::KNOWN_VERSIONS.contains(&v.as_str()))
         {
             let result = retried_with(request, next, &supported);
             tally.judge("supported-version-retry", Grade::Should, result);

@@ -155,7 +155,7 @@ struct Requests<'a> {
 
 impl<'a> Requests<'a> {
     fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
-        let mut modern = case.protocol_version == crate::case::model::DEFAULT_PROTOCOL_VERSION;
+        let mut modern = case.protocol_version == crate::era::MODERN_VERSION;
         let mut list = Vec::new();
         for exchange in exchanges.iter().filter(|e| e.call == call) {
             // A request the server could not parse as HTTP says nothing about the client's

@@ -6,9 +6,7 @@ use super::response::Response;
 use crate::case::Tool;
 use serde_json::{Value, json};
 
-/// The versions an `initialize` may negotiate; others get the newest of these.
-const SESSION_VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
-const MODERN_VERSION: &str = "2026-07-28";
+use crate::era::{MODERN_VERSION, NEGOTIABLE_SESSION_VERSIONS, NEWEST_SESSION_VERSION};
 
 /// The answer to a request that is not a scripted `tools/call`.
 pub fn answer(request: &Request, message: Option<&Value>, tool: &Tool, session: &str) -> Response {
@@ -62,8 +60,8 @@ fn initialize(id: Value, message: &Value, session: &str) -> Response {
         .pointer("/params/protocolVersion")
         .and_then(Value::as_str);
     let version = asked
-        .filter(|v| SESSION_VERSIONS.contains(v))
-        .unwrap_or("2025-11-25");
+        .filter(|v| NEGOTIABLE_SESSION_VERSIONS.contains(v))
+        .unwrap_or(NEWEST_SESSION_VERSION);
     let body = json!({
         "protocolVersion": version,
         "capabilities": {"tools": {}},

@@ -33,7 +33,7 @@ impl Run<'_> {
             };
         }
         if is_legacy_rejection(status, answer.code) {
-            let version = ReferenceAdapter::SESSION_VERSIONS[1];
+            let version = crate::era::NEWEST_SESSION_VERSION;
             let note = format!(
                 "HTTP {status} without a modern error: a legacy server, fell back to initialize"
             );
