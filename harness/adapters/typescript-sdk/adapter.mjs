@@ -35,12 +35,14 @@ const CONNECTION_CAUSES = new Set([
 
 const MAX_DETAIL = 600;
 
-/** Observation for a value the SDK returned from `callTool`. */
+/**
+ * Observation for a value the SDK returned from `callTool`. The SDK's result type
+ * (`CallToolResult`) has no `resultType`: a result with `resultType: "input_required"` resolves the
+ * call like any other (the schema even fills in `content: []`), so an application sees a result.
+ * The outcome comes from `isError` only; a passed-through `resultType` is noted in `detail`.
+ */
 function fromResult(result) {
   const resultType = result?.resultType;
-  if (resultType === 'input_required') {
-    return observation('INPUT_REQUIRED', null, null, 'callTool returned a result with resultType "input_required"');
-  }
   const note = resultType === undefined ? '' : ` (resultType ${JSON.stringify(resultType)})`;
   if (result?.isError === true) {
     return observation('TOOL_ERROR', null, null, `callTool returned a result with isError: true${note}`);
