@@ -254,6 +254,35 @@ fn discovery_errors_name_the_folder() {
 }
 
 #[test]
+fn a_symlink_cycle_is_one_error_naming_the_link_and_each_real_folder_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/a.toml"), GOOD).unwrap();
+    // Two links to the same real folder, not a cycle: its case is found once.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("b.toml"), GOOD).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("x")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("y")).unwrap();
+    let ids: Vec<_> = discover(root).unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(ids.contains(&"sub/a".to_owned()));
+    // `sub/up -> ..` leads back to the root: before, every case appeared again per level.
+    std::os::unix::fs::symlink("..", root.join("sub/up")).unwrap();
+    let error = discover(root).unwrap_err().to_string();
+    assert!(
+        error.contains("sub/up") && error.contains("leads back"),
+        "{error}"
+    );
+    // `a -> .`, `b -> .`: before, discovery never ended.
+    std::fs::remove_file(root.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", root.join("b")).unwrap();
+    let error = discover(root).unwrap_err().to_string();
+    assert!(error.contains("remove the link"), "{error}");
+}
+
+#[test]
 fn a_body_on_a_bodiless_status_and_a_second_content_type_are_refused() {
     let with_204 = GOOD.replace("status = 200", "status = 204");
     assert_eq!(

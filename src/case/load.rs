@@ -64,6 +64,16 @@ pub enum DiscoverError {
         /// Why.
         source: std::io::Error,
     },
+    /// A symbolic link leads back to a folder that contains it: following it would never end.
+    #[error(
+        "symbolic link {link} leads back to {target}, a folder that contains it: remove the link"
+    )]
+    Cycle {
+        /// The link.
+        link: PathBuf,
+        /// The folder it resolves to.
+        target: PathBuf,
+    },
     /// The folder holds no `.toml` file.
     #[error("no case files (*.toml) found under {0}")]
     Empty(PathBuf),
@@ -96,7 +106,8 @@ fn collect_builtin(dir: &Dir<'static>, out: &mut Vec<CaseSource>) {
 /// The case files under `root`, sorted by id. Ids are paths relative to `root`.
 pub fn discover(root: &Path) -> Result<Vec<CaseSource>, DiscoverError> {
     let mut sources = Vec::new();
-    walk(root, root, &mut sources)?;
+    let mut walk_state = Walk::default();
+    walk_state.dir(root, root, &mut sources)?;
     if sources.is_empty() {
         return Err(DiscoverError::Empty(root.to_owned()));
     }
@@ -104,25 +115,52 @@ pub fn discover(root: &Path) -> Result<Vec<CaseSource>, DiscoverError> {
     Ok(sources)
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<CaseSource>) -> Result<(), DiscoverError> {
-    let unreadable = |source| DiscoverError::Unreadable {
-        path: dir.to_owned(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
-        let path = entry.map_err(unreadable)?.path();
-        if path.is_dir() {
-            walk(root, &path, out)?;
-        } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
-            out.push(CaseSource {
-                id,
-                origin: path.display().to_string(),
-                text,
+/// The folders a discovery has entered, by their real (canonical) path: each real folder is read
+/// once, however many links lead to it, and a link to a folder on the current path is a cycle.
+#[derive(Default)]
+struct Walk {
+    visited: std::collections::HashSet<PathBuf>,
+    ancestors: Vec<PathBuf>,
+}
+
+impl Walk {
+    fn dir(
+        &mut self,
+        root: &Path,
+        dir: &Path,
+        out: &mut Vec<CaseSource>,
+    ) -> Result<(), DiscoverError> {
+        let unreadable = |source| DiscoverError::Unreadable {
+            path: dir.to_owned(),
+            source,
+        };
+        let real = std::fs::canonicalize(dir).map_err(unreadable)?;
+        if self.ancestors.contains(&real) {
+            return Err(DiscoverError::Cycle {
+                link: dir.to_owned(),
+                target: real,
             });
         }
+        if !self.visited.insert(real.clone()) {
+            return Ok(()); // another link to a folder already read
+        }
+        self.ancestors.push(real);
+        for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+            let path = entry.map_err(unreadable)?.path();
+            if path.is_dir() {
+                self.dir(root, &path, out)?;
+            } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
+                out.push(CaseSource {
+                    id,
+                    origin: path.display().to_string(),
+                    text,
+                });
+            }
+        }
+        self.ancestors.pop();
+        Ok(())
     }
-    Ok(())
 }
 
 /// `sse/final-result.toml` → `sse/final-result`; anything but `.toml` → `None`.
