@@ -6,4 +6,7 @@
 #[path = "sdk_setup.rs"]
 mod sdk_setup;
 
-mcp_error_layers::main!(sdk_setup::adapter("tower-mcp"), sdk_setup::config("tower-mcp"));
+mcp_error_layers::main!(
+    sdk_setup::adapter("tower-mcp"),
+    sdk_setup::config("tower-mcp")
+);

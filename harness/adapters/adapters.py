@@ -52,7 +52,8 @@ def all_adapters() -> list[dict]:
 
 
 def target() -> pathlib.Path:
-    return ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
+    # An empty CARGO_TARGET_DIR means unset, as in harness/sdk_setup.rs.
+    return ROOT / (os.environ.get("CARGO_TARGET_DIR") or "target")
 
 
 def command(adapter: dict) -> list[str]:
