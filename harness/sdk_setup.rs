@@ -81,27 +81,28 @@ enum Install {
 }
 
 impl Sdk {
-    /// Reads `harness/adapters/<name>/adapter.toml`; a broken one stops the target with the
-    /// file and the key named (it is this repository's own file, not a user's input).
-    pub fn load(name: &str) -> Sdk {
+    /// Reads `harness/adapters/<name>/adapter.toml`. A missing file (a packaged copy of this
+    /// crate has no `harness/adapters/`) or a broken one makes the SDK unavailable, with the
+    /// file and the key named; under [`REQUIRE_VAR`] it fails the run.
+    pub fn load(name: &str) -> Result<Sdk, String> {
         let path = root()
             .join("harness/adapters")
             .join(name)
             .join("adapter.toml");
         let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let mut sdk: Sdk = toml::from_str(&text).unwrap_or_else(|e| {
-            panic!("{}: {e} (keys: harness/adapters/README.md)", path.display())
-        });
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut sdk: Sdk = toml::from_str(&text)
+            .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
         sdk.name = name.to_owned();
         let target = env!("CARGO_CRATE_NAME");
-        assert!(
-            sdk.test == target,
-            "{}: `test = {:?}`, but target {target} runs it: one target per adapter",
-            path.display(),
-            sdk.test
-        );
-        sdk
+        if sdk.test != target {
+            return Err(format!(
+                "{}: `test = {:?}`, but target {target} runs it: one target per adapter",
+                path.display(),
+                sdk.test
+            ));
+        }
+        Ok(sdk)
     }
 
     /// The folder whose lock is installed.
@@ -145,46 +146,58 @@ struct Paths {
     target: PathBuf,
 }
 
-/// The adapter `name`, read once per process (each target runs one).
-fn sdk(name: &str) -> &'static Sdk {
-    static SDK: OnceLock<Sdk> = OnceLock::new();
-    SDK.get_or_init(|| Sdk::load(name))
+/// One adapter, read and set up once per process (each target runs one; the adapter and the
+/// config both need it).
+struct Prepared {
+    sdk: Result<Sdk, String>,
+    /// The program and its arguments, or why there is none.
+    command: Result<Vec<PathBuf>, String>,
 }
 
-/// The setup's result, computed once per process (the adapter and the config both need it).
-fn command(sdk: &Sdk) -> &'static Result<Vec<PathBuf>, String> {
-    static COMMAND: OnceLock<Result<Vec<PathBuf>, String>> = OnceLock::new();
-    COMMAND.get_or_init(|| {
-        let root = root();
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .filter(|dir| !dir.is_empty())
-            .map_or_else(|| root.join("target"), |dir| root.join(dir));
-        let paths = Paths {
-            adapters: root.join("harness/adapters"),
-            target,
+fn prepared(name: &str) -> &'static Prepared {
+    static PREPARED: OnceLock<Prepared> = OnceLock::new();
+    PREPARED.get_or_init(|| {
+        let sdk = Sdk::load(name);
+        let command = match &sdk {
+            Ok(sdk) => set_up(sdk),
+            Err(reason) => Err(reason.clone()),
         };
-        let started = Instant::now();
-        let result = locked(&paths.target, sdk.installed(), || sdk.setup(&paths));
-        if let Err(reason) = &result {
+        if let Err(reason) = &command {
             let required = std::env::var_os(REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
             if required {
-                eprintln!("error: {}: {reason} ({REQUIRE_VAR} is set)", sdk.name);
+                eprintln!("error: {name}: {reason} ({REQUIRE_VAR} is set)");
                 std::process::exit(101);
             }
-            eprintln!("warning: {}: every case is ignored: {reason}", sdk.name);
-        } else if started.elapsed() > Duration::from_secs(2) {
-            eprintln!("{}: set up in {:.1?}", sdk.name, started.elapsed());
+            eprintln!("warning: {name}: every case is ignored: {reason}");
         }
-        result
+        Prepared { sdk, command }
     })
+}
+
+/// Installs `sdk` (cached) and returns its command.
+fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
+    let root = root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| root.join("target"), |dir| root.join(dir));
+    let paths = Paths {
+        adapters: root.join("harness/adapters"),
+        target,
+    };
+    let started = Instant::now();
+    let result = locked(&paths.target, sdk.installed(), || sdk.setup(&paths));
+    if result.is_ok() && started.elapsed() > Duration::from_secs(2) {
+        eprintln!("{}: set up in {:.1?}", sdk.name, started.elapsed());
+    }
+    result
 }
 
 /// The adapter program `harness/adapters/<name>`.
 pub fn adapter(name: &str) -> ProcessAdapter {
-    let sdk = sdk(name);
-    let command = match command(sdk) {
-        Ok(command) => command.clone(),
-        Err(_) => vec![PathBuf::from("false")], // never started: every trial is ignored
+    let prepared = prepared(name);
+    let (Ok(sdk), Ok(command)) = (&prepared.sdk, &prepared.command) else {
+        // Never started: every trial is ignored (see `config`).
+        return ProcessAdapter::new("false", &[] as &[PathBuf]).one_shot();
     };
     let adapter = ProcessAdapter::new(&command[0], &command[1..]);
     match sdk.persistent {
@@ -193,21 +206,23 @@ pub fn adapter(name: &str) -> ProcessAdapter {
     }
 }
 
-/// The configuration of `sdk`'s matrix: its snapshots, its baseline, short timeouts. When the
+/// The configuration of `name`'s matrix: its snapshots, its baseline, short timeouts. When the
 /// SDK cannot run, neither is read (a packaged copy of this crate has no `harness/adapters/`).
 pub fn config(name: &str) -> Config {
-    let sdk = sdk(name);
-    let config = Config::new()
-        .adapter_name(&sdk.name)
-        .adapter_version(&sdk.version);
-    if let Err(reason) = command(sdk) {
+    let prepared = prepared(name);
+    let mut config = Config::new().adapter_name(name);
+    if let Ok(sdk) = &prepared.sdk {
+        config = config.adapter_version(&sdk.version);
+    }
+    // `command` is an error whenever `sdk` is one.
+    if let Err(reason) = &prepared.command {
         return config
             .no_snapshots()
-            .unavailable(format!("{}: {reason}", sdk.name));
+            .unavailable(format!("{name}: {reason}"));
     }
     config
-        .snapshots(format!("snapshots/{}", sdk.name))
-        .baseline(format!("harness/adapters/{}/baseline.toml", sdk.name))
+        .snapshots(format!("snapshots/{name}"))
+        .baseline(format!("harness/adapters/{name}/baseline.toml"))
         .default_timeout(DEFAULT_TIMEOUT)
         .deadline_margin(DEADLINE_MARGIN)
         .test_threads(THREADS)
