@@ -155,11 +155,11 @@ def leaves(error: BaseException) -> list[BaseException]:
 
 def timeout_messages(method: str, timeout_s: float | None) -> list[str]:
     """The fixed messages of the session's own request timeout for `method`: mcp 2.x's dispatcher,
-    and mcp 1.x's send_request, which names the request class and the seconds it waited (only the
-    call has a timeout of the adapter's)."""
+    and mcp 1.x's send_request, which names the class of the request it sent (`ClientRequest` for
+    every client request) and the seconds it waited (only the call has the adapter's timeout)."""
     messages = [f"Request {method!r} timed out"]
     if method == "tools/call":
-        messages.append(f"Timed out while waiting for response to CallToolRequest. Waited {timeout_s} seconds.")
+        messages.append(f"Timed out while waiting for response to ClientRequest. Waited {timeout_s} seconds.")
     return messages
 
 
