@@ -9,6 +9,13 @@ The adapter drives the SDK's public client API only: `streamable_http_client` fo
 then `call_tool(..., read_timeout_seconds=..., allow_input_required=True)`. It maps what the SDK
 surfaces (the returned model, or the exception class and its fields) to an outcome. It never sees
 the case.
+
+The same file drives the 1.x line of `mcp` (the `python-sdk-v1` adapter). Where the two lines'
+APIs differ the adapter detects the feature, never the version: the types in `mcp_types` or
+`mcp.types`, `httpx2` or `httpx`, `MCPError` or `McpError` (both keep an `ErrorData` as
+`.error`), a `ClientSession` with or without `discover()` (without it every version runs over the
+initialize handshake), `call_tool` with or without `allow_input_required`, its timeout in seconds
+or as a `timedelta`, `is_error` or `isError`.
 """
 
 from __future__ import annotations
@@ -21,16 +28,42 @@ import sys
 from importlib.metadata import version as package_version
 from typing import Any
 
+import inspect
+from datetime import timedelta
+
 import anyio
-import httpx2
-import mcp_types as types
-from mcp_types import REQUEST_TIMEOUT
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
+
+try:
+    import httpx2
+except ImportError:  # mcp 1.x's HTTP stack is httpx, with the same error classes
+    import httpx as httpx2
+try:
+    import mcp_types as types
+    from mcp_types import REQUEST_TIMEOUT
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+except ImportError:  # mcp 1.x: the types are mcp.types, and there is no stateless era
+    import mcp.types as types
+    from mcp.shared.version import SUPPORTED_PROTOCOL_VERSIONS as HANDSHAKE_PROTOCOL_VERSIONS
+
+    MODERN_PROTOCOL_VERSIONS: list[str] = []
+    # mcp 1.x's BaseSession.send_request raises its own timeout with the HTTP status 408 as the code.
+    REQUEST_TIMEOUT = int(httpx2.codes.REQUEST_TIMEOUT)
+try:
+    from mcp.shared.exceptions import MCPError
+except ImportError:  # mcp 1.x's name; both keep the ErrorData as `.error`
+    from mcp.shared.exceptions import McpError as MCPError
+
+# The typed call result for an input_required round (mcp 2.x only).
+INPUT_REQUIRED_RESULT = getattr(types, "InputRequiredResult", None)
+# The session's stateless-era entry (mcp 2.x only); without it every version is a handshake.
+HAS_DISCOVER = hasattr(ClientSession, "discover")
+CALL_TOOL_PARAMETERS = inspect.signature(ClientSession.call_tool).parameters
+# mcp 1.x takes the call's timeout as a timedelta, 2.x as seconds.
+TIMEOUT_AS_TIMEDELTA = "timedelta" in str(CALL_TOOL_PARAMETERS["read_timeout_seconds"].annotation)
 
 SDK_VERSION = package_version("mcp")
 MAX_DETAIL = 600
@@ -48,10 +81,10 @@ def observation(outcome: str, detail: str, *, status: int | None = None, code: i
 
 def from_result(result: Any) -> dict[str, Any]:
     """Observation for the value `ClientSession.call_tool` returned."""
-    if isinstance(result, types.InputRequiredResult):
+    if INPUT_REQUIRED_RESULT is not None and isinstance(result, INPUT_REQUIRED_RESULT):
         return observation("INPUT_REQUIRED", "call_tool returned an InputRequiredResult")
     if isinstance(result, types.CallToolResult):
-        if result.is_error:
+        if result.is_error if hasattr(result, "is_error") else result.isError:
             return observation("TOOL_ERROR", "call_tool returned a CallToolResult with is_error=True")
         return observation("TOOL_SUCCESS", "call_tool returned a CallToolResult")
     # A result shape claimed by an extension; this adapter registers none, so it is not expected.
@@ -120,7 +153,17 @@ def leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
-def from_error(error: BaseException, phase: str, method: str) -> dict[str, Any]:
+def timeout_messages(method: str, timeout_s: float | None) -> list[str]:
+    """The fixed messages of the session's own request timeout for `method`: mcp 2.x's dispatcher,
+    and mcp 1.x's send_request, which names the class of the request it sent (`ClientRequest` for
+    every client request) and the seconds it waited (only the call has the adapter's timeout)."""
+    messages = [f"Request {method!r} timed out"]
+    if method == "tools/call":
+        messages.append(f"Timed out while waiting for response to ClientRequest. Waited {timeout_s} seconds.")
+    return messages
+
+
+def from_error(error: BaseException, phase: str, method: str, timeout_s: float | None = None) -> dict[str, Any]:
     """Observation for an exception the SDK raised (phase is "connect" or "call")."""
     found = leaves(error) or [error]
     first = found[0]
@@ -133,9 +176,9 @@ def from_error(error: BaseException, phase: str, method: str) -> dict[str, Any]:
         # The dispatcher's own deadline: REQUEST_TIMEOUT with its fixed message. Any other MCPError
         # is a JSON-RPC error as the SDK surfaces it, including the ones the streamable HTTP
         # transport synthesizes for HTTP-level failures (see README: it hides the HTTP layer).
-        if first.code == REQUEST_TIMEOUT and first.message == f"Request {method!r} timed out":
+        if first.error.code == REQUEST_TIMEOUT and first.error.message in timeout_messages(method, timeout_s):
             return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.code)
+        return observation("JSONRPC_ERROR", text, code=first.error.code)
     if isinstance(first, ValidationError) and phase == "call" and re.search(r"CallToolResult|InputRequiredResult", first.title):
         # ClientSession.send_request validates the result against the negotiated version's schema
         # and documents pydantic.ValidationError for a non-conforming result. Only a failure of the
@@ -165,14 +208,25 @@ def from_error(error: BaseException, phase: str, method: str) -> dict[str, Any]:
 async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, timeout_ms: int) -> dict[str, Any]:
     """Makes one tool call with the SDK and returns an observation dict (reusable per call)."""
     timeout_s = timeout_ms / 1000
-    if version not in MODERN_PROTOCOL_VERSIONS and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+    if HAS_DISCOVER and version not in MODERN_PROTOCOL_VERSIONS and version not in HANDSHAKE_PROTOCOL_VERSIONS:
         return {"unsupported": f"mcp {SDK_VERSION} does not speak protocol version {version!r}"}
+    modern = HAS_DISCOVER and version in MODERN_PROTOCOL_VERSIONS
+    if not HAS_DISCOVER and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        # As the TypeScript SDK: no stateless era, so the call runs over an initialize handshake
+        # (the wire server answers initialize in every era; the tools/call reply is the same).
+        print(f"mcp {SDK_VERSION} has no server/discover: {version} runs over the initialize handshake", file=sys.stderr)
+    call_timeout = timedelta(seconds=timeout_s) if TIMEOUT_AS_TIMEDELTA else timeout_s
+    call_options: dict[str, Any] = {"read_timeout_seconds": call_timeout}
+    if "allow_input_required" in CALL_TOOL_PARAMETERS:
+        call_options["allow_input_required"] = True
     result: dict[str, Any] | None = None
     phase = "connect"
-    method = "server/discover" if version in MODERN_PROTOCOL_VERSIONS else "initialize"
+    method = "server/discover" if modern else "initialize"
     try:
         with anyio.CancelScope() as bounded:
-            async with streamable_http_client(endpoint) as (read_stream, write_stream):
+            # mcp 2.x yields (read, write); 1.x adds a get_session_id callback.
+            async with streamable_http_client(endpoint) as streams:
+                read_stream, write_stream = streams[0], streams[1]
                 # The case's timeout is for the call (read_timeout_seconds of call_tool); the
                 # connect keeps the SDK's defaults, so that a slow start on a loaded machine is
                 # not reported as the call's timeout.
@@ -185,23 +239,21 @@ async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, 
                         # 2026-07-28: the SDK's stateless era, entered with a server/discover
                         # probe. 2025 versions: the initialize handshake (the SDK offers its
                         # newest handshake version; the server echoes one it supports).
-                        if version in MODERN_PROTOCOL_VERSIONS:
+                        if modern:
                             await session.discover()
                         else:
                             await session.initialize()
                         phase, method = "call", "tools/call"
-                        returned = await session.call_tool(
-                            tool, args, read_timeout_seconds=timeout_s, allow_input_required=True
-                        )
+                        returned = await session.call_tool(tool, args, **call_options)
                         result = from_result(returned)
                     except Exception as error:  # noqa: BLE001 - every SDK error is an observation
-                        result = from_error(error, phase, method)
+                        result = from_error(error, phase, method, timeout_s)
                     # The observation stands; the SDK's teardown (the session's DELETE, its task
                     # groups) gets a bounded time and is abandoned after that.
                     bounded.deadline = anyio.current_time() + TEARDOWN_SECONDS
     except Exception as error:  # noqa: BLE001 - raised by the transport's tasks or its teardown
         if result is None:
-            result = from_error(error, phase, method)
+            result = from_error(error, phase, method, timeout_s)
         else:
             print(f"teardown: {describe(error)}", file=sys.stderr)
     if result is None:
