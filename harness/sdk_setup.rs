@@ -70,6 +70,10 @@ pub struct Sdk {
     pub persistent: bool,
     /// Its `cargo test --test` target: the one that includes this file names it.
     test: String,
+    /// How long past a call's timeout the runner waits before it calls a hang, when not
+    /// [`DEADLINE_MARGIN`]: a retrying variant whose every attempt gets the whole timeout needs
+    /// room for all of them, so that its final outcome is observed. At most ten minutes.
+    deadline_margin_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -224,8 +228,20 @@ pub fn config(name: &str) -> Config {
         .snapshots(format!("snapshots/{name}"))
         .baseline(format!("harness/adapters/{name}/baseline.toml"))
         .default_timeout(DEFAULT_TIMEOUT)
-        .deadline_margin(DEADLINE_MARGIN)
+        .deadline_margin(sdk_margin(prepared))
         .test_threads(THREADS)
+}
+
+/// The hang margin of a set-up adapter (`deadline_margin_ms`, bounded), else the default.
+fn sdk_margin(prepared: &Prepared) -> Duration {
+    const MAX_MS: u64 = 600_000;
+    match &prepared.sdk {
+        Ok(Sdk {
+            deadline_margin_ms: Some(ms),
+            ..
+        }) => Duration::from_millis((*ms).min(MAX_MS)),
+        _ => DEADLINE_MARGIN,
+    }
 }
 
 /// `npm ci` in `folder` unless `node_modules` is newer than the lock.

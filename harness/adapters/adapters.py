@@ -16,7 +16,7 @@ import tomllib
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool, "test": str}
-OPTIONAL = {"args": list, "installed_with": str, "setting": str}
+OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int}
 INSTALLERS = ("npm", "pip", "cargo")
 
 
