@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use format::{Format, REPORT_DIR_VAR, ReportPaths};
 
+pub mod diff;
 mod format;
 pub mod html;
 pub mod json;
