@@ -64,9 +64,21 @@ fn render_exchange(out: &mut String, e: &Exchange) {
     }
 }
 
-/// One line: control characters escaped so the transcript shows CR/LF framing, capped.
+/// One line: control characters escaped so the transcript shows CR/LF framing, capped. Quotes
+/// stay as they are, so a JSON body reads as JSON.
 fn preview(text: &str) -> String {
-    let escaped: String = text.escape_debug().collect();
+    let escaped: String = text
+        .chars()
+        .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+            match c {
+                '\r' => Box::new("\\r".chars()),
+                '\n' => Box::new("\\n".chars()),
+                '\t' => Box::new("\\t".chars()),
+                c if c.is_control() => Box::new(c.escape_unicode()),
+                c => Box::new(std::iter::once(c)),
+            }
+        })
+        .collect();
     match escaped.char_indices().nth(BODY_PREVIEW) {
         Some((cut, _)) => format!("{}… ({} bytes in all)", &escaped[..cut], text.len()),
         None => escaped,
@@ -105,9 +117,14 @@ mod tests {
         let text = render(&[exchange()]);
         assert_eq!(
             text,
-            "→ POST /mcp tools/call (call 0, +3 ms)\n    mcp-method: tools/call\n    {\\\"id\\\":1}\n\
+            "→ POST /mcp tools/call (call 0, +3 ms)\n    mcp-method: tools/call\n    {\"id\":1}\n\
              ← 503 by script, ended: complete\n    HTTP/1.1 503 x\\r\\n\\r\\n\n"
         );
+    }
+
+    #[test]
+    fn escapes_control_characters_but_not_quotes() {
+        assert_eq!(preview("a\"b\u{0}\t"), "a\"b\\u{0}\\t");
     }
 
     #[test]

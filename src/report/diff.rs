@@ -264,11 +264,8 @@ fn side(report: &JsonReport) -> Side {
     }
 }
 
-/// The standing word; a v1.0 report without one has only the coarse status.
 fn standing(case: &JsonCase) -> String {
-    case.standing
-        .clone()
-        .unwrap_or_else(|| case.status.as_str().to_owned())
+    case.standing_word().to_owned()
 }
 
 /// Every difference between two records of one case, but the standing.
