@@ -9,6 +9,7 @@
 use super::json::{JsonCall, JsonCase, JsonReport};
 use super::{ReportError, Reporter, RunReport};
 use crate::observation::AdapterReport;
+use crate::standing::Standing;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -410,7 +411,7 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
     page.push_str(
         "<h2>Summary</h2>\n<table class=\"summary\">\n<thead><tr><th scope=\"col\">adapter</th>",
     );
-    for word in STANDINGS {
+    for word in Standing::WORDS {
         let _ = write!(page, "<th scope=\"col\">{word}</th>");
     }
     page.push_str("<th scope=\"col\">by layer: pass / cases</th></tr></thead>\n<tbody>\n");
@@ -423,7 +424,7 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
                 .count()
         };
         let _ = write!(page, "<tr><th scope=\"row\">{}</th>", esc(&label(report)));
-        for word in STANDINGS {
+        for word in Standing::WORDS {
             let n = count(word);
             let class = if n > 0 { word } else { "none" };
             let _ = write!(page, "<td class=\"n-{class}\">{n}</td>");
@@ -432,18 +433,6 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
     }
     page.push_str("</tbody>\n</table>\n");
 }
-
-/// The standings in the order the summary shows them.
-const STANDINGS: [&str; 8] = [
-    "pass",
-    "accepted",
-    "warning",
-    "fail",
-    "hang",
-    "adapter-error",
-    "stale",
-    "unsupported",
-];
 
 fn label(report: &JsonReport) -> String {
     match &report.adapter.version {
