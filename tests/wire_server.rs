@@ -1140,3 +1140,27 @@ fn accept_errors_back_off_instead_of_spinning() {
         "the failure is logged once: {text}"
     );
 }
+
+#[test]
+fn a_full_record_still_counts_resuming_gets_by_what_arrived() {
+    let full = Limits {
+        record_bytes: 10,
+        ..Limits::default()
+    };
+    let server = serve_within(
+        "[[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
+         [[call.resume]]\nstatus = 200\nend = \"close\"\n[[call.resume.event]]\nid = \"e-2\"\ndata = '{\"n\": 0}'\n\
+         [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"n\": 1, \"id\": \"$id\"}'\n",
+        full,
+    );
+    let _ = post(server.addr(), &call(json!("abc")));
+    let get = |last: &str| {
+        let raw =
+            format!("GET /mcp HTTP/1.1\r\nLast-Event-ID: {last}\r\nConnection: close\r\n\r\n");
+        read_until_eof(&mut send(server.addr(), &raw))
+    };
+    assert!(get("e-1").contains(r#"data: {"n":0}"#));
+    let second = get("e-2");
+    assert!(second.contains(r#"data: {"n":1,"id":"abc"}"#), "{second}");
+    assert!(server.record().iter().all(|e| e.headers.is_empty()));
+}

@@ -176,6 +176,7 @@ impl Record {
             jsonrpc_method,
             reply,
         } = arrival;
+        let tool_call = jsonrpc_method == Some("tools/call");
         let mut dropped = 0;
         let path = cut(&request.path, PATH_KEEP, &mut dropped).to_owned();
         let jsonrpc_method = jsonrpc_method.map(|m| cut(m, METHOD_KEEP, &mut dropped).to_owned());
@@ -201,16 +202,18 @@ impl Record {
             dropped,
             reply,
         };
+        // Counted from the request as it arrived, not from what the record kept of it.
         let seen = self.seen.entry(call).or_default();
-        if exchange.http_method == "POST" {
-            seen.posts += 1;
-        }
-        if exchange.is_tool_call() {
-            seen.tool_posts += 1;
-            seen.last_tool_call = message.map(Placeholders::from_request);
-        }
-        if exchange.is_resumption() {
-            seen.gets += 1;
+        match request.method.as_str() {
+            "POST" => {
+                seen.posts += 1;
+                if tool_call {
+                    seen.tool_posts += 1;
+                    seen.last_tool_call = message.map(Placeholders::from_request);
+                }
+            }
+            "GET" if request.header("last-event-id").is_some() => seen.gets += 1,
+            _ => {}
         }
         self.weight += exchange.weight();
         self.exchanges.push(exchange);
