@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 static BUILTIN: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
 
+/// Why a case file that is not UTF-8 does not load.
+const NOT_UTF8: &str = "the file is not UTF-8 text: save it as UTF-8";
+
 /// A case file found on disk or compiled in, not yet parsed.
 #[derive(Debug, Clone)]
 pub struct CaseSource {
@@ -94,7 +97,7 @@ fn collect_builtin(dir: &Dir<'static>, out: &mut Vec<CaseSource>) {
             out.push(CaseSource {
                 origin: format!("cases/{}", slashed(file.path())),
                 id,
-                text: text.ok_or_else(|| "the file is not UTF-8".to_owned()),
+                text: text.ok_or_else(|| NOT_UTF8.to_owned()),
             });
         }
     }
@@ -150,7 +153,10 @@ impl Walk {
             if path.is_dir() {
                 self.dir(root, &path, out)?;
             } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
+                let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::InvalidData => NOT_UTF8.to_owned(),
+                    _ => format!("cannot read: {e}"),
+                });
                 out.push(CaseSource {
                     id,
                     origin: path.display().to_string(),
@@ -206,6 +212,11 @@ impl CaseSource {
 
 /// TOML text → model, with the failing key's path when serde knows it.
 fn parse(text: &str) -> Result<CaseFile, (Option<String>, String)> {
+    let blank_or_comment = |line: &str| line.trim().is_empty() || line.trim().starts_with('#');
+    if text.lines().all(blank_or_comment) {
+        let msg = "the file has no keys: a case needs `summary` and at least one [[call]]";
+        return Err((None, msg.into()));
+    }
     let deserializer = toml::Deserializer::parse(text).map_err(|e| (None, located(text, &e)))?;
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let path = e.path().to_string();
@@ -234,6 +245,9 @@ fn located(text: &str, error: &toml::de::Error) -> String {
     let message = match text.get(span.clone()) {
         Some(key) if message == "duplicate key" => {
             format!("duplicate key `{}`: set each key once, remove one of them", key.trim())
+        }
+        _ if message.starts_with("cannot recurse further") => {
+            "arrays or tables nested deeper than the TOML parser takes: nest less deeply".into()
         }
         _ => message,
     };

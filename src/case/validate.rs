@@ -2,7 +2,9 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
-use super::model::{Call, CaseFile, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply};
+use super::model::{
+    Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply,
+};
 use crate::era::MODERN_VERSION;
 use crate::outcome::{Layer, Outcome};
 use crate::wire::response::has_body;
@@ -72,7 +74,8 @@ fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
         }
     }
     if call.timeout_ms == Some(0) {
-        return Err(("timeout_ms".into(), "must be at least 1".into()));
+        let msg = format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
+        return Err(("timeout_ms".into(), msg));
     }
     if let Some(ms) = call.timeout_ms {
         bounded("timeout_ms", ms)?;
