@@ -510,3 +510,11 @@ fn parser_errors_name_the_duplicate_key_and_the_line_of_a_too_deep_key() {
     assert!(error.message.contains("line 16"), "{error}");
     assert!(error.message.contains("at most 80"), "{error}");
 }
+
+#[test]
+fn a_message_is_one_line_whatever_the_file_holds() {
+    let key_with_break = GOOD.replace("[[call]]\n", "\"a\\nb\\u0000\" = 1\n[[call]]\n");
+    let error = load_error(&key_with_break).to_string();
+    assert!(!error.chars().any(char::is_control), "{error:?}");
+    assert!(error.contains(r"a\nb\u{0}"), "{error}");
+}

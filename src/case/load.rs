@@ -47,11 +47,24 @@ pub struct LoadError {
     pub message: String,
 }
 
+/// One line, whatever the file holds: a key or value quoted in the message may carry line
+/// breaks and other control characters, shown escaped (`\n`, `\u{0}`).
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = |text: &str| -> String {
+            let shown = |c: char| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            };
+            text.chars().map(shown).collect()
+        };
+        let (origin, message) = (line(&self.origin), line(&self.message));
         match &self.key {
-            Some(key) => write!(f, "{}: key `{}`: {}", self.origin, key, self.message),
-            None => write!(f, "{}: {}", self.origin, self.message),
+            Some(key) => write!(f, "{origin}: key `{}`: {message}", line(key)),
+            None => write!(f, "{origin}: {message}"),
         }
     }
 }
