@@ -171,7 +171,8 @@ fn status_fits(outcome: Outcome, status: u16) -> Result<(), String> {
     let success = (200..300).contains(&status);
     let fits = match outcome {
         Outcome::ConnectionError => false,
-        Outcome::HttpError => !success,
+        // 1xx answers are interim: a client waits for the final one.
+        Outcome::HttpError => status >= 300,
         Outcome::UnclassifiedError => true,
         _ => success,
     };
@@ -184,7 +185,8 @@ fn status_fits(outcome: Outcome, status: u16) -> Result<(), String> {
                 .to_owned()
         }
         Outcome::HttpError => format!(
-            "HTTP_ERROR is a non-2xx status, and {status} is 2xx: change the status or the outcome"
+            "HTTP_ERROR is a final non-2xx status (300-599), and {status} is not: change the \
+             status or the outcome"
         ),
         _ => format!(
             "{outcome} is never reported with a {status}: a non-2xx status is HTTP_ERROR (the \
