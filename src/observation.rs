@@ -203,12 +203,18 @@ mod tests {
         ] {
             let report = serde_json::from_str::<AdapterReport>(line);
             let why = report.expect_err(line).to_string();
-            let other = if line.contains("bogus") { "bogus" } else { "outcome" };
+            let other = if line.contains("bogus") {
+                "bogus"
+            } else {
+                "outcome"
+            };
             assert!(why.contains(&format!("unknown field `{other}`")), "{why}");
             assert!(why.contains("`unsupported` stands alone"), "{why}");
             // Asked as an observation (what a process adapter's error message does), the line
             // is still an unsupported declaration with a key too many, not a missing outcome.
-            let why = serde_json::from_str::<Observation>(line).unwrap_err().to_string();
+            let why = serde_json::from_str::<Observation>(line)
+                .unwrap_err()
+                .to_string();
             assert!(why.contains(&format!("unknown field `{other}`")), "{why}");
         }
         let why = serde_json::from_str::<Observation>(r#"{"unsupported": "no SSE"}"#)
@@ -216,6 +222,11 @@ mod tests {
             .to_string();
         assert!(why.contains("declares the call unsupported"), "{why}");
         let bad_type = serde_json::from_str::<AdapterReport>(r#"{"unsupported": 1}"#);
-        assert!(bad_type.unwrap_err().to_string().contains("expected a string"));
+        assert!(
+            bad_type
+                .unwrap_err()
+                .to_string()
+                .contains("expected a string")
+        );
     }
 }

@@ -63,7 +63,11 @@ fn every_bad_case_fails_alone_naming_the_file_and_its_key() {
     let mut wrong = Vec::new();
     for source in &sources {
         let (defect, key) = declared(Path::new(&source.origin));
-        assert!(!defect.is_empty(), "{}: say what the defect is", source.origin);
+        assert!(
+            !defect.is_empty(),
+            "{}: say what the defect is",
+            source.origin
+        );
         let error = match load_bounded(source) {
             Ok(Err(error)) => error,
             Ok(Ok(_)) => {
@@ -77,13 +81,19 @@ fn every_bad_case_fails_alone_naming_the_file_and_its_key() {
         };
         let text = error.to_string();
         if error.origin != source.origin || !text.starts_with(&source.origin) {
-            wrong.push(format!("{}: the error names another file: {text}", source.origin));
+            wrong.push(format!(
+                "{}: the error names another file: {text}",
+                source.origin
+            ));
         }
         if error.key != key {
             wrong.push(format!("{}: expected key {key:?}: {text}", source.origin));
         }
         if text.contains('\n') {
-            wrong.push(format!("{}: a message of more than one line: {text}", source.origin));
+            wrong.push(format!(
+                "{}: a message of more than one line: {text}",
+                source.origin
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -138,12 +148,17 @@ fn a_folder_of_good_and_bad_cases_runs_the_good_ones_and_fails_each_bad_one_alon
     for (source, record) in sources.iter().zip(&records) {
         let ok = if is_bad(source) {
             let error = record.error.as_deref().unwrap_or_default();
-            record.verdict == Verdict::Fail && record.calls.is_empty() && error.contains(&source.origin)
+            record.verdict == Verdict::Fail
+                && record.calls.is_empty()
+                && error.contains(&source.origin)
         } else {
             record.verdict == Verdict::Pass && record.error.is_none()
         };
         if !ok {
-            wrong.push(format!("{}: {:?} {:?}", source.id, record.verdict, record.error));
+            wrong.push(format!(
+                "{}: {:?} {:?}",
+                source.id, record.verdict, record.error
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

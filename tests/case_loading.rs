@@ -451,7 +451,10 @@ fn the_files_that_loaded_although_wrong_are_errors_naming_the_key_and_the_fix() 
             "only `JSONRPC_ERROR` and `HTTP_ERROR`",
         ),
         (
-            GOOD.replace("outcome = \"JSONRPC_ERROR\"", "outcome = \"UNCLASSIFIED_ERROR\""),
+            GOOD.replace(
+                "outcome = \"JSONRPC_ERROR\"",
+                "outcome = \"UNCLASSIFIED_ERROR\"",
+            ),
             "call[0].expect.outcome",
             "name the layer's outcome",
         ),
@@ -493,16 +496,33 @@ fn the_files_that_loaded_although_wrong_are_errors_naming_the_key_and_the_fix() 
 #[test]
 fn a_2026_case_may_bait_a_resumption_it_expects_never_to_see() {
     let text = GOOD.replace("tool_posts = 1", "tool_posts = 1, resumes = 0");
-    assert!(source(&format!("{text}\n[[call.resume]]\nstatus = 405\n")).load().is_ok());
-    let session = GOOD.replace("[[call]]\n", "protocol_version = \"2025-11-25\"\n[[call]]\n");
-    assert!(source(&format!("{session}\n[[call.resume]]\nstatus = 405\n")).load().is_ok());
+    assert!(
+        source(&format!("{text}\n[[call.resume]]\nstatus = 405\n"))
+            .load()
+            .is_ok()
+    );
+    let session = GOOD.replace(
+        "[[call]]\n",
+        "protocol_version = \"2025-11-25\"\n[[call]]\n",
+    );
+    assert!(
+        source(&format!("{session}\n[[call.resume]]\nstatus = 405\n"))
+            .load()
+            .is_ok()
+    );
 }
 
 #[test]
 fn parser_errors_name_the_duplicate_key_and_the_line_of_a_too_deep_key() {
-    let twice = GOOD.replace("status = 200\n", "status = 200\ndelay_ms = 1\ndelay_ms = 2\n");
+    let twice = GOOD.replace(
+        "status = 200\n",
+        "status = 200\ndelay_ms = 1\ndelay_ms = 2\n",
+    );
     let error = load_error(&twice);
-    assert!(error.message.contains("duplicate key `delay_ms`"), "{error}");
+    assert!(
+        error.message.contains("duplicate key `delay_ms`"),
+        "{error}"
+    );
     assert!(error.message.contains("line 11"), "{error}");
     let parts: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
     let deep = format!("{GOOD}\n[tool.input_schema]\n{} = 1\n", parts.join("."));

@@ -131,7 +131,11 @@ fn toml_text() -> impl Strategy<Value = String> {
                  [[call.reply]]\nstatus = 200\n";
     (any::<bool>(), prop::collection::vec(toml_piece(), 0..40)).prop_map(move |(valid, parts)| {
         let text = parts.concat();
-        if valid { format!("{start}{text}") } else { text }
+        if valid {
+            format!("{start}{text}")
+        } else {
+            text
+        }
     })
 }
 

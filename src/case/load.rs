@@ -257,7 +257,10 @@ fn located(text: &str, error: &toml::de::Error) -> String {
     };
     let message = match text.get(span.clone()) {
         Some(key) if message == "duplicate key" => {
-            format!("duplicate key `{}`: set each key once, remove one of them", key.trim())
+            format!(
+                "duplicate key `{}`: set each key once, remove one of them",
+                key.trim()
+            )
         }
         _ if message.starts_with("cannot recurse further") => {
             "arrays or tables nested deeper than the TOML parser takes: nest less deeply".into()

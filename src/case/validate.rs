@@ -74,7 +74,8 @@ fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
         }
     }
     if call.timeout_ms == Some(0) {
-        let msg = format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
+        let msg =
+            format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
         return Err(("timeout_ms".into(), msg));
     }
     if let Some(ms) = call.timeout_ms {
@@ -372,7 +373,8 @@ fn validate_event(event: &mut Event) -> Result<(), Problem> {
         ("comment", &event.comment),
     ] {
         if value.as_deref().is_some_and(|v| v.contains(['\r', '\n'])) {
-            let msg = "cannot contain a line break: it would end the SSE field; keep it on one line";
+            let msg =
+                "cannot contain a line break: it would end the SSE field; keep it on one line";
             return Err((key.into(), msg.into()));
         }
     }
