@@ -872,7 +872,8 @@ fn every_post_targeting_answers_initialize_with_the_first_reply_then_falls_back(
 #[test]
 fn a_get_with_last_event_id_gets_the_resume_script_with_the_calls_placeholders() {
     let server = WireServer::start(case(
-        "summary = \"t\"\n[[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
+        "summary = \"t\"\nprotocol_version = \"2025-11-25\"\n\
+         [[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
          [[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
          [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"id\": \"$id\"}'\n",
     ))
@@ -1147,12 +1148,13 @@ fn a_full_record_still_counts_resuming_gets_by_what_arrived() {
         record_bytes: 10,
         ..Limits::default()
     };
-    let server = serve_within(
-        "[[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
+    // A 2025 case: 2026-07-28 streams are not resumable, so resume scripts need a session era.
+    let toml = "summary = \"wire test\"\nprotocol_version = \"2025-11-25\"\n\
+         [[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
+         [[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
          [[call.resume]]\nstatus = 200\nend = \"close\"\n[[call.resume.event]]\nid = \"e-2\"\ndata = '{\"n\": 0}'\n\
-         [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"n\": 1, \"id\": \"$id\"}'\n",
-        full,
-    );
+         [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"n\": 1, \"id\": \"$id\"}'\n";
+    let server = WireServer::start_with(case(toml), full).expect("the server starts");
     let _ = post(server.addr(), &call(json!("abc")));
     let get = |last: &str| {
         let raw =
