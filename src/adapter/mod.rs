@@ -105,6 +105,18 @@ pub trait Driver: Send + Sync {
     /// It must finish in bounded time: the runner does not put a deadline on it.
     fn prepare(&self) -> impl Future<Output = Self::Prepared> + Send;
 
+    /// How long the adapter may take, once `drive` has started, before it can act: a program
+    /// started for this one call needs its interpreter and client library loaded first, and
+    /// on a busy machine that takes long. `None` (the default): it can act at once.
+    ///
+    /// The runner starts the call's deadline (its timeout plus the margin) at the adapter's
+    /// first request to the endpoint, or when this allowance is over if no request came
+    /// before; so a `hang` means no answer within the deadline after the adapter could act.
+    fn start_up(&self, prepared: &Self::Prepared) -> Option<Duration> {
+        let _ = prepared;
+        None
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped

@@ -45,6 +45,9 @@ pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default.
 pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a program started for one call may take before its first request, by default
+/// (see [`ProcessAdapter::with_start_up_timeout`]).
+pub const DEFAULT_START_UP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An adapter that is a program: see the [module](self) documentation for the contract.
 ///
@@ -54,6 +57,7 @@ pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct ProcessAdapter {
     program: Program,
     announce_timeout: Duration,
+    start_up_timeout: Duration,
     mode: Mutex<Mode>,
     /// Held while the first call probes, so that parallel first calls do not all probe.
     probing: tokio::sync::Mutex<()>,
@@ -76,6 +80,7 @@ impl std::fmt::Debug for ProcessAdapter {
         f.debug_struct("ProcessAdapter")
             .field("program", &self.program)
             .field("announce_timeout", &self.announce_timeout)
+            .field("start_up_timeout", &self.start_up_timeout)
             .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
@@ -115,6 +120,7 @@ impl ProcessAdapter {
                 env: Vec::new(),
             },
             announce_timeout: DEFAULT_ANNOUNCE_TIMEOUT,
+            start_up_timeout: DEFAULT_START_UP_TIMEOUT,
             mode: Mutex::new(Mode::Undecided),
             probing: tokio::sync::Mutex::new(()),
             pool: Pool::default(),
@@ -131,6 +137,16 @@ impl ProcessAdapter {
     /// ([`DEFAULT_ANNOUNCE_TIMEOUT`] unless set). The wait is not counted in any call's time.
     pub fn with_announce_timeout(mut self, timeout: Duration) -> Self {
         self.announce_timeout = timeout;
+        self
+    }
+
+    /// How long a program started for one call may take before it can act
+    /// ([`DEFAULT_START_UP_TIMEOUT`] unless set). The call's deadline starts at its first
+    /// request to the endpoint, or when this is over if it sent none before: a program that
+    /// is slow to start (or merely starts on a busy machine) is not judged a `hang` for it.
+    /// Persistent processes start before the call, and this does not apply to them.
+    pub fn with_start_up_timeout(mut self, timeout: Duration) -> Self {
+        self.start_up_timeout = timeout;
         self
     }
 
@@ -208,6 +224,13 @@ impl Driver for ProcessAdapter {
         match self.slot().await {
             Some(slot) => Prepared(slot),
             None => Prepared(self.probe().await),
+        }
+    }
+
+    fn start_up(&self, prepared: &Prepared) -> Option<Duration> {
+        match prepared.0 {
+            Slot::OneShot(_) => Some(self.start_up_timeout),
+            Slot::Worker(..) | Slot::Failed(_) => None,
         }
     }
 
