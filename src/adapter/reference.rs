@@ -19,6 +19,7 @@ mod lifecycle;
 mod mrtr;
 mod resume;
 mod retry;
+mod sent;
 mod session;
 mod wire;
 
@@ -114,6 +115,8 @@ fn build_client() -> Client {
         // A pooled connection the server already closed makes the next request fail (or, if
         // unsent, be retried by hyper): a fresh connection per request keeps outcomes exact.
         .pool_max_idle_per_host(0)
+        // Tells each request whether its connection came up: `attempts` counts only those.
+        .connector_layer(sent::NoteConnections)
         .user_agent(concat!(
             "mcp-error-layers-reference/",
             env!("CARGO_PKG_VERSION")
@@ -202,8 +205,12 @@ impl<'a> Run<'a> {
                 .header(wire::NAME, wire::header_safe(&self.ctx.tool)),
             Mode::Session(session) => self.in_session(self.post(&body), session),
         };
-        self.attempts += 1;
         let reply = exchange::exchange(request, &id, &self.deadline).await;
+        // What was sent, not what was meant to be: a request whose connection never came up
+        // did not reach the server.
+        if reply.sent {
+            self.attempts += 1;
+        }
         match mode {
             Mode::Session(session) => self.resume(reply, &id, session).await,
             Mode::Stateless => reply,
