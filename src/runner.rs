@@ -107,11 +107,17 @@ async fn run_call<D: Driver>(
     };
     let log = AdapterLog::new();
     let (ended, duration) = drive_call(adapter, context, &clock, &log).await;
+    let expect = case.file.call[index].expect.clone();
+    let claimed = match &ended {
+        CallEnd::Reported(AdapterReport::Observed(observation)) => observation.attempts,
+        _ => None,
+    };
+    let landing = claimed.max(expect.tool_posts).unwrap_or(0);
+    settle(server, index, landing).await;
     let (counts, checks) = server.with_record(|exchanges| {
         let checks = checks::judge(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
     });
-    let expect = case.file.call[index].expect.clone();
     let (report, verdict, problems) = match ended {
         CallEnd::Hung(started) => (None, Verdict::Hang, vec![started.problem(clock.deadline)]),
         CallEnd::Panicked(panic) => (
@@ -138,6 +144,21 @@ async fn run_call<D: Driver>(
         checks,
         tool_posts: counts.tool_posts,
         duration,
+    }
+}
+
+/// How long the runner waits after a call for `tools/call` requests still on their way to the
+/// server's record: sent before the call ended, but not yet read by a server thread that a busy
+/// machine has not scheduled. Only a call whose count falls short of what the adapter says it
+/// sent, or of what the case expects, waits; the others are judged at once.
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// Waits, up to [`SETTLE`], until the server has counted `landing` `tools/call` requests for
+/// call `index`.
+async fn settle(server: &WireServer, index: usize, landing: u32) {
+    let until = tokio::time::Instant::now() + SETTLE;
+    while server.tool_posts(index) < landing && tokio::time::Instant::now() < until {
+        tokio::time::sleep(RECORD_POLL).await;
     }
 }
 
@@ -169,9 +190,10 @@ enum ClockStart {
     StartUpOver(Duration),
 }
 
-/// How often the runner looks for an adapter's first request while it starts up. The clock
-/// starts at most this much after the request arrived, never before.
-const FIRST_REQUEST_POLL: Duration = Duration::from_millis(10);
+/// How often the runner looks at the server's record while it waits for a request: an
+/// adapter's first while it starts up (the clock starts at most this much after the request
+/// arrived, never before), or those still landing after a call.
+const RECORD_POLL: Duration = Duration::from_millis(10);
 
 impl Clock<'_> {
     /// Resolves when the deadline has passed: `deadline` after the adapter's first request, or
@@ -202,13 +224,11 @@ impl Clock<'_> {
                 return Some(started.elapsed());
             }
             let now = tokio::time::Instant::now();
-            let left = until.map_or(FIRST_REQUEST_POLL, |until| {
-                until.saturating_duration_since(now)
-            });
+            let left = until.map_or(RECORD_POLL, |until| until.saturating_duration_since(now));
             if left.is_zero() {
                 return None;
             }
-            tokio::time::sleep(left.min(FIRST_REQUEST_POLL)).await;
+            tokio::time::sleep(left.min(RECORD_POLL)).await;
         }
     }
 }
