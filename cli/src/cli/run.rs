@@ -8,7 +8,7 @@ use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::explain::{expected, observed};
+use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
 use mcp_error_layers::runner::RunOptions;
@@ -211,24 +211,25 @@ fn show(bar: &Option<ProgressBar>, line: String) {
     }
 }
 
-/// `pass          must    sse/final-result`, plus expected → observed for anything else.
+/// `pass          must    sse/final-result`; for anything else, per call expected → observed
+/// and, under it, each thing that differs.
 fn live_line(record: &CaseRecord) -> String {
     let word = match &record.standing {
         Standing::Warning(_) => "warn",
         standing => standing.as_str(),
     };
     let grade = record.grade.as_str();
-    let mut line = format!("{word:<13} {grade:<6} {}", record.id);
+    let mut line = format!("{word:<13} {grade:<6} {}", shown_id(&record.id));
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
     }
     if record.verdict != Verdict::Pass {
         for (i, call) in record.calls.iter().enumerate() {
-            line.push_str(&format!(
-                "\n    call {i}: expected {} → observed {}",
-                expected(call),
-                observed(call)
-            ));
+            let mismatch = Mismatch::of(call);
+            line.push_str(&format!("\n    call {i}: {mismatch}"));
+            for problem in &mismatch.problems {
+                line.push_str(&format!("\n      - {problem}"));
+            }
         }
     }
     line
