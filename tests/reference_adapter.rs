@@ -176,6 +176,10 @@ async fn stateless_call_sends_the_2026_headers_and_body() {
         Some("application/json, text/event-stream")
     );
     assert_eq!(header_of(request, "mcp-session-id"), None);
+    // A body of known length, not chunked.
+    let length = request.body.len().to_string();
+    assert_eq!(header_of(request, "content-length"), Some(length.as_str()));
+    assert_eq!(header_of(request, "transfer-encoding"), None);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "roots": {}},

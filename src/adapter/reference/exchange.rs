@@ -1,6 +1,5 @@
 //! One request and its classified response, under the call's deadline.
 
-use super::sent;
 use crate::classify::{BodyEnd, Classification, Classifier};
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use reqwest::{RequestBuilder, Response};
@@ -60,10 +59,6 @@ pub(super) struct Reply {
     pub(super) headers: Option<HeaderMap>,
     /// The body bytes read before the verdict.
     pub(super) body: Vec<u8>,
-    /// Whether the request went out: its connection came up (so the server got it, unless it
-    /// failed at reading it). A refused connection, or a deadline that passed while it was
-    /// being set up, sent nothing.
-    pub(super) sent: bool,
 }
 
 impl Reply {
@@ -73,23 +68,17 @@ impl Reply {
             classification,
             headers: None,
             body: Vec::new(),
-            sent: false,
         }
     }
 }
 
 /// Sends `request` and classifies its response as the answer to the request with `id`.
 pub(super) async fn exchange(request: RequestBuilder, id: &Value, deadline: &Deadline) -> Reply {
-    let (mut reply, connected) = sent::noting(async {
-        match timeout_at(deadline.at, request.send()).await {
-            Err(_elapsed) => Reply::headless(id, deadline.headless_timeout("response head")),
-            Ok(Err(err)) => Reply::headless(id, send_failure(err)),
-            Ok(Ok(response)) => read(response, id, deadline).await,
-        }
-    })
-    .await;
-    reply.sent |= connected;
-    reply
+    match timeout_at(deadline.at, request.send()).await {
+        Err(_elapsed) => Reply::headless(id, deadline.headless_timeout("response head")),
+        Ok(Err(err)) => Reply::headless(id, send_failure(err)),
+        Ok(Ok(response)) => read(response, id, deadline).await,
+    }
 }
 
 /// Reads a response until the classifier decides, the body ends or the deadline passes.
@@ -123,7 +112,6 @@ pub(super) async fn read(mut response: Response, id: &Value, deadline: &Deadline
         classification,
         headers: Some(headers),
         body,
-        sent: true, // an answer came
     }
 }
 
