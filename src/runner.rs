@@ -1,7 +1,7 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{AdapterLog, CallContext, Driver};
+use crate::adapter::{AdapterLog, CallContext, Driver, StartUp};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::observation::AdapterReport;
@@ -199,13 +199,18 @@ impl Clock<'_> {
     /// Resolves when the deadline has passed: `deadline` after the adapter's first request, or
     /// after `start_up` (the driver's allowance) if no request came before, or after the start
     /// when the driver needs no start-up.
-    async fn passed(&self, start_up: Option<Duration>) -> ClockStart {
+    async fn passed(&self, start_up: Option<StartUp>) -> ClockStart {
         let start = match start_up {
             None => ClockStart::AtOnce,
-            Some(allowance) => match self.first_request(allowance).await {
-                Some(after) => ClockStart::FirstRequest(after),
-                None => ClockStart::StartUpOver(allowance),
-            },
+            Some(start_up) => {
+                let allowance = start_up.allowance;
+                let acted = self.first_request(allowance).await;
+                drop(start_up); // what it held goes to the next program starting
+                match acted {
+                    Some(after) => ClockStart::FirstRequest(after),
+                    None => ClockStart::StartUpOver(allowance),
+                }
+            }
         };
         // tokio's sleep takes any duration: one past what an Instant holds never ends.
         tokio::time::sleep(self.deadline).await;
@@ -263,11 +268,11 @@ async fn drive_call<D: Driver>(
     log: &AdapterLog,
 ) -> (CallEnd, Duration) {
     // Outside the deadline: starting an adapter process is not the call's time.
-    let prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
+    let mut prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
         Ok(prepared) => prepared,
         Err(panic) => return (CallEnd::Panicked(panic), Duration::ZERO),
     };
-    let start_up = adapter.start_up(&prepared);
+    let start_up = adapter.start_up(&mut prepared);
     let started = Instant::now();
     let driven = CatchUnwind(Box::pin(adapter.drive(prepared, context, log)));
     let ended = tokio::select! {
