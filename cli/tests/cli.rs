@@ -318,3 +318,77 @@ fn the_readme_shows_the_help_the_program_prints() {
         "README.md's `--help` block differs from what the program prints:\n{help}"
     );
 }
+
+/// A case folder with `wrong.toml` (expects TOOL_ERROR, gets a 503) under `name`.
+fn failing_case_as(dir: &std::path::Path, name: &str) {
+    std::fs::write(
+        dir.join(name),
+        "summary = 'expects the wrong outcome'\n[[call]]\nexpect = { outcome = 'TOOL_ERROR' }\n\
+         [[call.reply]]\nstatus = 503\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_live_line_names_what_differs_when_the_outcome_words_match() {
+    // An adapter that says it sent one tools/call and sent none.
+    let dir = temp_dir("attempts");
+    let adapter = dir.join("claims-one-attempt.sh");
+    std::fs::write(
+        &adapter,
+        "#!/bin/sh\necho '{\"outcome\": \"TOOL_SUCCESS\", \"attempts\": 1}'\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&adapter).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&adapter, permissions).unwrap();
+    let out = temp_dir("attempts-out");
+    let output = run(&[
+        "run",
+        "--exact",
+        "tool/success",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        adapter.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "call 0: expected TOOL_SUCCESS tool_posts=1 → observed TOOL_SUCCESS attempts=1 \
+             tool_posts=0\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "      - attempts: the client says it sent 1 tools/call requests, the server received 0"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_case_id_with_a_newline_is_printed_escaped_everywhere() {
+    let cases = temp_dir("newline-id");
+    failing_case_as(&cases, "two\nlines.toml");
+    let out = temp_dir("newline-id-out");
+    let output = run(&[
+        "run",
+        "--no-builtin",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("must   two\\nlines\n"), "{stdout}");
+    assert!(!stdout.lines().any(|line| line == "lines"), "{stdout}");
+    let tap = std::fs::read_to_string(out.join("mcp-error-layers.tap")).unwrap();
+    // TAP 14 escapes the backslash itself.
+    assert!(tap.contains("not ok 1 - two\\\\nlines\n"), "{tap}");
+    let junit = std::fs::read_to_string(out.join("mcp-error-layers.junit.xml")).unwrap();
+    assert!(junit.contains("name=\"two\\nlines\""), "{junit}");
+}
