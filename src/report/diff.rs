@@ -215,10 +215,7 @@ impl RunDiff {
 
 impl Side {
     fn label(&self) -> String {
-        match &self.version {
-            Some(version) => format!("{} {version}", self.adapter),
-            None => self.adapter.clone(),
-        }
+        super::json::label(&self.adapter, self.version.as_deref())
     }
 }
 

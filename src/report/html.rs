@@ -423,7 +423,11 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
                 .filter(|c| c.standing_word() == word)
                 .count()
         };
-        let _ = write!(page, "<tr><th scope=\"row\">{}</th>", esc(&label(report)));
+        let _ = write!(
+            page,
+            "<tr><th scope=\"row\">{}</th>",
+            esc(&report.adapter.label())
+        );
         for word in Standing::WORDS {
             let n = count(word);
             let class = if n > 0 { word } else { "none" };
@@ -432,13 +436,6 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
         let _ = writeln!(page, "<td>{}</td></tr>", esc(&by_layer(report)));
     }
     page.push_str("</tbody>\n</table>\n");
-}
-
-fn label(report: &JsonReport) -> String {
-    match &report.adapter.version {
-        Some(version) => format!("{} {version}", report.adapter.name),
-        None => report.adapter.name.clone(),
-    }
 }
 
 fn by_layer(report: &JsonReport) -> String {
@@ -480,7 +477,7 @@ fn failures(page: &mut String, reports: &[JsonReport]) {
             page,
             "<details class=\"deviations\"{}><summary>{}: {} fail the run, {} deviate without failing it</summary>",
             if failing.is_empty() { "" } else { " open" },
-            esc(&label(report)),
+            esc(&report.adapter.label()),
             failing.len(),
             soft.len()
         );

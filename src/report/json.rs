@@ -65,6 +65,22 @@ pub struct JsonAdapter {
     pub version: Option<String>,
 }
 
+impl JsonAdapter {
+    /// `name version`, or the name alone when the version is unknown: how the matrix and
+    /// `diff` name a run.
+    pub fn label(&self) -> String {
+        label(&self.name, self.version.as_deref())
+    }
+}
+
+/// `name version`, or `name` when there is no version.
+pub(crate) fn label(name: &str, version: Option<&str>) -> String {
+    match version {
+        Some(version) => format!("{name} {version}"),
+        None => name.to_owned(),
+    }
+}
+
 /// How many cases ended how, and how many had each verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonSummary {
