@@ -56,12 +56,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
 #[test]
 fn a_failing_case_exits_1_and_a_broken_folder_exits_2_naming_it() {
     let cases = temp_dir("failing");
-    std::fs::write(
-        cases.join("wrong.toml"),
-        "summary = 'expects the wrong outcome'\n[[call]]\nexpect = { outcome = 'TOOL_ERROR' }\n\
-         [[call.reply]]\nstatus = 503\n",
-    )
-    .unwrap();
+    failing_case_as(&cases, "wrong.toml");
     let out = temp_dir("failing-out");
     let folder = cases.to_str().unwrap();
     let output = run(&[
@@ -319,7 +314,7 @@ fn the_readme_shows_the_help_the_program_prints() {
     );
 }
 
-/// A case folder with `wrong.toml` (expects TOOL_ERROR, gets a 503) under `name`.
+/// Writes a case that expects TOOL_ERROR and gets a 503 as `dir/name`.
 fn failing_case_as(dir: &std::path::Path, name: &str) {
     std::fs::write(
         dir.join(name),

@@ -93,13 +93,13 @@ pub fn misjudged(records: &[CaseRecord]) -> Vec<String> {
         .filter(|r| r.verdict != Verdict::Pass)
         .map(|r| {
             let problems: Vec<String> = r.calls.iter().flat_map(|c| c.all_problems()).collect();
-            format!(
-                "{} {}: {} {:?}",
-                r.id,
-                r.verdict,
-                r.error.as_deref().unwrap_or(""),
-                problems
-            )
+            let logs: Vec<&str> = r
+                .calls
+                .iter()
+                .filter_map(|c| c.adapter_log.as_deref())
+                .collect();
+            let error = r.error.as_deref().unwrap_or("");
+            format!("{} {}: {error} {problems:?}; log {logs:?}", r.id, r.verdict)
         })
         .collect()
 }

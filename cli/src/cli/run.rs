@@ -13,7 +13,7 @@ use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Rules, Standing};
-use mcp_error_layers::suite::{default_jobs, run_all};
+use mcp_error_layers::suite::{default_jobs, default_program_jobs, run_all};
 use mcp_error_layers::verdict::Verdict;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,8 @@ pub struct RunArgs {
     /// most 600000).
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=600_000))]
     start_up_timeout_ms: Option<u64>,
-    /// How many cases run at once (default: 4 × cores).
+    /// How many cases run at once (default: 32 per core, at most 256, for the reference client;
+    /// 4 per core, at least 8, for an adapter program).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// SHOULD-grade mismatches fail the run too.
@@ -180,7 +181,13 @@ fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Ve
         ..RunOptions::default()
     };
     let bar = progress_bar(sources.len() as u64);
-    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let jobs = args.jobs.unwrap_or_else(|| {
+        if args.command.is_empty() {
+            default_jobs()
+        } else {
+            default_program_jobs()
+        }
+    });
     let records = run_all(driver, sources, &options, jobs, &|record| {
         show(&bar, live_line(record));
     });
