@@ -13,10 +13,13 @@
 //! `program args...` (no URL) with [`ENV_MODE`]`=persistent` and stdin open. A program that
 //! supports it prints `{"persistent": 1}` as its first line, then answers one JSON request line
 //! on stdin with one observation line on stdout, call after call. A program that does not
-//! announce within the announce timeout is run one process per call from then on.
+//! announce within the announce timeout is run one process per call from then on. One that
+//! announces `{"persistent": 1, "concurrent": N}` (N up to 64) serves up to N calls at once:
+//! each request carries an `"id"`, each answer the same one, in any order.
 //!
 //! The full text for adapter authors is `docs/adapters.md`.
 
+mod concurrent;
 mod group;
 mod oneshot;
 mod output;
@@ -165,21 +168,17 @@ impl ProcessAdapter {
         }
     }
 
-    /// An idle persistent process, or a new one.
+    /// A free slot or an idle persistent process, or a new one.
     async fn persistent_slot(&self) -> Slot {
-        let (idle, notes) = self.pool.take();
-        if let Some(worker) = idle {
-            return Slot::Worker(worker, notes);
-        }
-        match Worker::start(&self.program, self.announce_timeout).await {
-            Ok(worker) => Slot::Worker(worker, notes),
-            Err(failure) => Slot::Failed(failure),
+        match self.pool.lease(&self.program, self.announce_timeout).await {
+            (Ok(worker), notes) => Slot::Worker(worker, notes),
+            (Err(failure), _) => Slot::Failed(failure),
         }
     }
 
     /// The first call: start the program in persistent mode and see whether it announces.
     async fn probe(&self) -> Slot {
-        match Worker::start(&self.program, self.announce_timeout).await {
+        match self.pool.start(&self.program, self.announce_timeout).await {
             Ok(worker) => {
                 self.set_mode(Mode::Persistent);
                 Slot::Worker(worker, Vec::new())
