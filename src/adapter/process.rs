@@ -170,15 +170,26 @@ impl ProcessAdapter {
 
     /// A free slot or an idle persistent process, or a new one.
     async fn persistent_slot(&self) -> Slot {
-        match self.pool.lease(&self.program, self.announce_timeout).await {
-            (Ok(worker), notes) => Slot::Worker(worker, notes),
-            (Err(failure), _) => Slot::Failed(failure),
+        let (idle, mut notes) = self.pool.take();
+        if let Some(worker) = idle {
+            return Slot::Worker(worker, notes);
+        }
+        let started = self
+            .pool
+            .start(&self.program, self.announce_timeout, &mut notes);
+        match started.await {
+            Ok(worker) => Slot::Worker(worker, notes),
+            Err(failure) => Slot::Failed(failure),
         }
     }
 
     /// The first call: start the program in persistent mode and see whether it announces.
     async fn probe(&self) -> Slot {
-        match self.pool.start(&self.program, self.announce_timeout).await {
+        let mut none_idle = Vec::new();
+        let started = self
+            .pool
+            .start(&self.program, self.announce_timeout, &mut none_idle);
+        match started.await {
             Ok(worker) => {
                 self.set_mode(Mode::Persistent);
                 Slot::Worker(worker, Vec::new())

@@ -409,36 +409,27 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    /// A worker for one call: a free slot or an idle process, else a new one; with notes on
-    /// the idle ones that could not serve (now dropped).
-    pub(super) async fn lease(
-        &self,
-        program: &Program,
-        announce: Duration,
-    ) -> (Result<Worker, StartFailure>, Vec<String>) {
-        let (found, mut notes) = self.take();
-        if let Some(worker) = found {
-            return (Ok(worker), notes);
-        }
-        if !self.concurrent.load(Ordering::Relaxed) {
-            return (self.start(program, announce).await, notes);
-        }
-        let _starting = self.starting.lock().await;
-        // Another call may have started one while this one waited.
-        let (found, more) = self.take();
-        notes.extend(more);
-        match found {
-            Some(worker) => (Ok(worker), notes),
-            None => (self.start(program, announce).await, notes),
-        }
-    }
-
     /// Starts a process for one call; one that serves calls at once joins the pool at once.
+    /// Once processes serve calls at once, one starts at a time, and a call that waited for
+    /// its turn takes a slot of the one started meanwhile if there is one (with `notes` on
+    /// the idle ones that could not serve, as [`take`](Self::take)).
     pub(super) async fn start(
         &self,
         program: &Program,
         announce: Duration,
+        notes: &mut Vec<String>,
     ) -> Result<Worker, StartFailure> {
+        let turn = match self.concurrent.load(Ordering::Relaxed) {
+            true => Some(self.starting.lock().await),
+            false => None,
+        };
+        if turn.is_some() {
+            let (found, more) = self.take();
+            notes.extend(more);
+            if let Some(worker) = found {
+                return Ok(worker);
+            }
+        }
         let started = start(program, announce).await?;
         self.concurrent
             .store(matches!(started, Started::Shared(_)), Ordering::Relaxed);
@@ -456,8 +447,9 @@ impl Pool {
         }
     }
 
-    /// A free slot or an idle worker that can serve, with notes on the ones that could not.
-    fn take(&self) -> (Option<Worker>, Vec<String>) {
+    /// A free slot or an idle worker that can serve, with notes on the ones that could not
+    /// (now dropped).
+    pub(super) fn take(&self) -> (Option<Worker>, Vec<String>) {
         let mut notes = Vec::new();
         let lease = {
             let mut shared = lock(&self.shared);
