@@ -440,14 +440,14 @@ fn parallel_workers_each_get_a_persistent_process_of_their_own() {
     assert!(pids.len() <= 3, "at most one process per worker: {pids:?}");
 }
 
-/// What `concurrent.py` announces unless told otherwise.
+/// What `at_once.py` announces unless told otherwise.
 const SERVES_FOUR: &str = r#"{"persistent": 1, "concurrent": 4}"#;
 
-/// `concurrent.py PID_FILE ANNOUNCEMENT`, which serves calls at once (hooks in the arguments).
+/// `at_once.py PID_FILE ANNOUNCEMENT`, which serves calls at once (hooks in the arguments).
 fn concurrent(name: &str, announcement: &str) -> (ProcessAdapter, PidFile) {
     let pid_file = PidFile::new(name);
     let program = ProcessAdapter::new(
-        adapter("concurrent.py"),
+        adapter("at_once.py"),
         [pid_file.0.clone().into_os_string(), announcement.into()],
     );
     (program, pid_file)

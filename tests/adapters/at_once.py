@@ -4,7 +4,7 @@ MCP_ERROR_LAYERS_MODE=persistent it writes its pid to PID_FILE, announces ANNOUN
 {"persistent": 1, "concurrent": 4}), then serves each request line on a thread of its own and
 answers it with the request's id (when the request has one). Otherwise it behaves as oneshot.py.
 
-Usage: concurrent.py PID_FILE [ANNOUNCEMENT] [ENDPOINT_URL]
+Usage: at_once.py PID_FILE [ANNOUNCEMENT] [ENDPOINT_URL]
 
 Test hooks in the call's arguments, besides oneshot.py's ({"hang": true}; {"garbage": true}
 answers with an outcome that does not exist):
