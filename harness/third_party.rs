@@ -586,13 +586,18 @@ fn rendered_matrix(page: &Path, reports: &[JsonReport]) -> Result<(), Outcome> {
     ids.sort_unstable();
     ids.dedup();
     for id in &ids {
-        if !dom.contains(&format!("<tr data-case=\"{}\">", html::esc(id))) {
+        let row = format!(
+            "<tr id=\"{}\" data-case=\"{}\">",
+            html::anchor(id),
+            html::esc(id)
+        );
+        if !dom.contains(&row) {
             return Err(format!("case {id} is not in the rendered page").into());
         }
     }
     same(
         "rendered rows",
-        dom.matches("<tr data-case=").count(),
+        dom.matches(" data-case=").count(),
         ids.len(),
     )?;
     same(

@@ -1,11 +1,15 @@
 //! What an adapter reports for one call (design §6).
 
 use crate::outcome::Outcome;
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 /// One observation: the outcome the client reported, with the fields that go with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// It deserializes from an object with these keys and no others; an object with `unsupported`
+/// is an unsupported declaration, never an observation, and the error says so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Observation {
     /// The outcome word.
     pub outcome: Outcome,
@@ -26,6 +30,56 @@ pub struct Observation {
     /// it with what the server received: a difference is a retry the client does not know of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempts: Option<u32>,
+}
+
+/// How [`Observation`] deserializes once it is known not to be an unsupported declaration: the
+/// same fields (serde checks that they match), no others.
+#[derive(Deserialize)]
+#[serde(remote = "Observation", deny_unknown_fields)]
+struct ObservationFields {
+    outcome: Outcome,
+    #[serde(default)]
+    status: Option<u16>,
+    #[serde(default)]
+    code: Option<i64>,
+    #[serde(default)]
+    detail: String,
+    #[serde(default)]
+    retry: Option<String>,
+    #[serde(default)]
+    attempts: Option<u32>,
+}
+
+impl<'de> Deserialize<'de> for Observation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.get("unsupported").is_some() {
+            let why = match unsupported(value) {
+                Ok(_) => "the line declares the call unsupported; it is no observation".to_owned(),
+                Err(why) => why,
+            };
+            return Err(D::Error::custom(why));
+        }
+        ObservationFields::deserialize(value).map_err(D::Error::custom)
+    }
+}
+
+/// `{"unsupported": "why"}`, and no other key.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnsupportedLine {
+    unsupported: String,
+}
+
+/// The reason of an unsupported declaration, or what is wrong with it.
+fn unsupported(value: Value) -> Result<String, String> {
+    match UnsupportedLine::deserialize(value) {
+        Ok(line) => Ok(line.unsupported),
+        Err(e) => Err(format!(
+            "{e}: `unsupported` stands alone, as in {{\"unsupported\": \"why\"}}; \
+             an observation has `outcome` instead"
+        )),
+    }
 }
 
 impl Observation {
@@ -76,7 +130,7 @@ impl Observation {
 ///
 /// On the wire (out-of-process adapters) this is either an observation object or
 /// `{"unsupported": "why"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum AdapterReport {
     /// The adapter cannot run this call; reported as skipped, never as a pass.
@@ -86,6 +140,23 @@ pub enum AdapterReport {
     },
     /// The client made the call and reported this.
     Observed(Observation),
+}
+
+/// An object with `unsupported` is a declaration and takes no other key; any other is an
+/// observation. (An untagged derive would ignore keys beside `unsupported`, and say only "did
+/// not match any variant" about the rest.)
+impl<'de> Deserialize<'de> for AdapterReport {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.get("unsupported").is_some() {
+            return unsupported(value)
+                .map(|unsupported| AdapterReport::Unsupported { unsupported })
+                .map_err(D::Error::custom);
+        }
+        Observation::deserialize(value)
+            .map(AdapterReport::Observed)
+            .map_err(D::Error::custom)
+    }
 }
 
 impl From<Observation> for AdapterReport {
@@ -122,5 +193,40 @@ mod tests {
     fn rejects_unknown_outcome_words_and_keys() {
         assert!(serde_json::from_str::<AdapterReport>(r#"{"outcome":"FINE"}"#).is_err());
         assert!(serde_json::from_str::<AdapterReport>(r#"{"outcome":"TIMEOUT","x":1}"#).is_err());
+    }
+
+    #[test]
+    fn an_unsupported_line_takes_no_other_key_and_the_error_names_it() {
+        for line in [
+            r#"{"unsupported": "x", "bogus": 1}"#,
+            r#"{"outcome": "TIMEOUT", "unsupported": "x"}"#,
+        ] {
+            let report = serde_json::from_str::<AdapterReport>(line);
+            let why = report.expect_err(line).to_string();
+            let other = if line.contains("bogus") {
+                "bogus"
+            } else {
+                "outcome"
+            };
+            assert!(why.contains(&format!("unknown field `{other}`")), "{why}");
+            assert!(why.contains("`unsupported` stands alone"), "{why}");
+            // Asked as an observation (what a process adapter's error message does), the line
+            // is still an unsupported declaration with a key too many, not a missing outcome.
+            let why = serde_json::from_str::<Observation>(line)
+                .unwrap_err()
+                .to_string();
+            assert!(why.contains(&format!("unknown field `{other}`")), "{why}");
+        }
+        let why = serde_json::from_str::<Observation>(r#"{"unsupported": "no SSE"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(why.contains("declares the call unsupported"), "{why}");
+        let bad_type = serde_json::from_str::<AdapterReport>(r#"{"unsupported": 1}"#);
+        assert!(
+            bad_type
+                .unwrap_err()
+                .to_string()
+                .contains("expected a string")
+        );
     }
 }

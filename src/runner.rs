@@ -1,7 +1,7 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{AdapterLog, CallContext, Driver};
+use crate::adapter::{AdapterLog, CallContext, Driver, StartUp};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::observation::AdapterReport;
@@ -100,20 +100,26 @@ async fn run_call<D: Driver>(
     options: &RunOptions,
 ) -> CallRecord {
     let context = call_context(case, index, &server.url(), options);
-    let deadline = context.timeout.saturating_add(options.deadline_margin); // both can come from users
+    let clock = Clock {
+        deadline: context.timeout.saturating_add(options.deadline_margin), // both from users
+        server,
+        index,
+    };
     let log = AdapterLog::new();
-    let (ended, duration) = drive_call(adapter, context, deadline, &log).await;
+    let (ended, duration) = drive_call(adapter, context, &clock, &log).await;
+    let expect = case.file.call[index].expect.clone();
+    let claimed = match &ended {
+        CallEnd::Reported(AdapterReport::Observed(observation)) => observation.attempts,
+        _ => None,
+    };
+    let landing = claimed.max(expect.tool_posts).unwrap_or(0);
+    settle(server, index, landing).await;
     let (counts, checks) = server.with_record(|exchanges| {
         let checks = checks::judge(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
     });
-    let expect = case.file.call[index].expect.clone();
     let (report, verdict, problems) = match ended {
-        CallEnd::Hung => (
-            None,
-            Verdict::Hang,
-            vec![format!("no observation within {} ms", deadline.as_millis())],
-        ),
+        CallEnd::Hung(started) => (None, Verdict::Hang, vec![started.problem(clock.deadline)]),
         CallEnd::Panicked(panic) => (
             None,
             Verdict::AdapterError,
@@ -141,35 +147,143 @@ async fn run_call<D: Driver>(
     }
 }
 
+/// How long the runner waits after a call for `tools/call` requests still on their way to the
+/// server's record: sent before the call ended, but not yet read by a server thread that a busy
+/// machine has not scheduled. Only a call whose count falls short of what the adapter says it
+/// sent, or of what the case expects, waits; the others are judged at once.
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// Waits, up to [`SETTLE`], until the server has counted `landing` `tools/call` requests for
+/// call `index`.
+async fn settle(server: &WireServer, index: usize, landing: u32) {
+    let until = tokio::time::Instant::now() + SETTLE;
+    while server.tool_posts(index) < landing && tokio::time::Instant::now() < until {
+        tokio::time::sleep(RECORD_POLL).await;
+    }
+}
+
 /// How driving one call ended.
 enum CallEnd {
-    Hung,
+    Hung(ClockStart),
     Panicked(String),
     Failed(String),
     Reported(AdapterReport),
 }
 
-/// Prepares the driver, then drives the call under `deadline`; the deadline drops the
-/// driver's future, which is how an adapter program gets killed. The duration is the driven
-/// part only, the part the deadline applies to.
+/// A call's deadline: how long the adapter has to answer once it can act, and the server
+/// that tells when it acted.
+struct Clock<'s> {
+    /// The call's timeout plus the runner's margin.
+    deadline: Duration,
+    server: &'s WireServer,
+    index: usize,
+}
+
+/// When a call's deadline started.
+#[derive(Debug, Clone, Copy)]
+enum ClockStart {
+    /// With the drive: the adapter can act at once.
+    AtOnce,
+    /// At the adapter's first request to the endpoint, this long after the drive started.
+    FirstRequest(Duration),
+    /// When the start-up allowance of this length was over, no request having come.
+    StartUpOver(Duration),
+}
+
+/// How often the runner looks at the server's record while it waits for a request: an
+/// adapter's first while it starts up (the clock starts at most this much after the request
+/// arrived, never before), or those still landing after a call.
+const RECORD_POLL: Duration = Duration::from_millis(10);
+
+impl Clock<'_> {
+    /// Resolves when the deadline has passed: `deadline` after the adapter's first request, or
+    /// after `start_up` (the driver's allowance) if no request came before, or after the start
+    /// when the driver needs no start-up.
+    async fn passed(&self, start_up: Option<StartUp>) -> ClockStart {
+        let start = match start_up {
+            None => ClockStart::AtOnce,
+            Some(start_up) => {
+                let allowance = start_up.allowance;
+                let acted = self.first_request(allowance).await;
+                drop(start_up); // what it held goes to the next program starting
+                match acted {
+                    Some(after) => ClockStart::FirstRequest(after),
+                    None => ClockStart::StartUpOver(allowance),
+                }
+            }
+        };
+        // tokio's sleep takes any duration: one past what an Instant holds never ends.
+        tokio::time::sleep(self.deadline).await;
+        start
+    }
+
+    /// How long after now the server received the call's first request, if within `allowance`.
+    async fn first_request(&self, allowance: Duration) -> Option<Duration> {
+        let started = tokio::time::Instant::now();
+        let until = started.checked_add(allowance);
+        loop {
+            let acted = self
+                .server
+                .with_record(|exchanges| exchanges.iter().any(|e| e.call == self.index));
+            if acted {
+                return Some(started.elapsed());
+            }
+            let now = tokio::time::Instant::now();
+            let left = until.map_or(RECORD_POLL, |until| until.saturating_duration_since(now));
+            if left.is_zero() {
+                return None;
+            }
+            tokio::time::sleep(left.min(RECORD_POLL)).await;
+        }
+    }
+}
+
+impl ClockStart {
+    /// What a hang says: how long the runner waited, from when.
+    fn problem(self, deadline: Duration) -> String {
+        let waited = deadline.as_millis();
+        match self {
+            ClockStart::AtOnce => format!("no observation within {waited} ms"),
+            ClockStart::FirstRequest(after) => format!(
+                "no observation within {waited} ms of the adapter's first request (which came \
+                 {} ms after it was started)",
+                after.as_millis()
+            ),
+            ClockStart::StartUpOver(allowance) => format!(
+                "no observation within {waited} ms after the start-up allowance of {} ms, in \
+                 which the adapter sent no request",
+                allowance.as_millis()
+            ),
+        }
+    }
+}
+
+/// Prepares the driver, then drives the call until it ends or its deadline passes; the
+/// deadline drops the driver's future, which is how an adapter program gets killed. The
+/// duration is the driven part only.
 async fn drive_call<D: Driver>(
     adapter: &D,
     context: CallContext,
-    deadline: Duration,
+    clock: &Clock<'_>,
     log: &AdapterLog,
 ) -> (CallEnd, Duration) {
     // Outside the deadline: starting an adapter process is not the call's time.
-    let prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
+    let mut prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
         Ok(prepared) => prepared,
         Err(panic) => return (CallEnd::Panicked(panic), Duration::ZERO),
     };
+    let start_up = adapter.start_up(&mut prepared);
     let started = Instant::now();
     let driven = CatchUnwind(Box::pin(adapter.drive(prepared, context, log)));
-    let ended = match tokio::time::timeout(deadline, driven).await {
-        Err(_) => CallEnd::Hung,
-        Ok(Err(panic)) => CallEnd::Panicked(panic),
-        Ok(Ok(Err(reason))) => CallEnd::Failed(reason),
-        Ok(Ok(Ok(report))) => CallEnd::Reported(report),
+    let ended = tokio::select! {
+        // An answer that is ready when the deadline passes still counts.
+        biased;
+        driven = driven => match driven {
+            Err(panic) => CallEnd::Panicked(panic),
+            Ok(Err(reason)) => CallEnd::Failed(reason),
+            Ok(Ok(report)) => CallEnd::Reported(report),
+        },
+        start = clock.passed(start_up) => CallEnd::Hung(start),
     };
     (ended, started.elapsed())
 }

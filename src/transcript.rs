@@ -47,7 +47,14 @@ fn render_exchange(out: &mut String, e: &Exchange) {
         }
     }
     if !e.body.is_empty() {
-        let _ = writeln!(out, "    {}", preview(&e.body));
+        let _ = writeln!(out, "    {}", preview(&e.body, e.dropped));
+    }
+    if e.dropped > 0 {
+        let _ = writeln!(
+            out,
+            "    ({} bytes of this request not kept{BOUNDS})",
+            e.dropped
+        );
     }
     let status = e
         .reply
@@ -60,15 +67,40 @@ fn render_exchange(out: &mut String, e: &Exchange) {
     };
     let _ = writeln!(out, "← {status} by {}, ended: {end}", e.reply.by);
     if !e.reply.bytes.is_empty() {
-        let _ = writeln!(out, "    {}", preview(&e.reply.bytes));
+        let _ = writeln!(out, "    {}", preview(&e.reply.bytes, e.reply.dropped));
+    }
+    if e.reply.dropped > 0 {
+        let _ = writeln!(
+            out,
+            "    ({} bytes of this reply not kept{BOUNDS})",
+            e.reply.dropped
+        );
     }
 }
 
-/// One line: control characters escaped so the transcript shows CR/LF framing, capped.
-fn preview(text: &str) -> String {
-    let escaped: String = text.escape_debug().collect();
+/// Where a note on bytes not kept sends the reader.
+const BOUNDS: &str = ": the record's bounds, docs/wire-server.md";
+
+/// One line: control characters escaped so the transcript shows CR/LF framing, capped. Quotes
+/// stay as they are, so a JSON body reads as JSON. The record kept `text` and left out
+/// `dropped` more bytes.
+fn preview(text: &str, dropped: usize) -> String {
+    let escaped: String = text
+        .chars()
+        .flat_map(|c| -> Box<dyn Iterator<Item = char>> {
+            match c {
+                '\r' => Box::new("\\r".chars()),
+                '\n' => Box::new("\\n".chars()),
+                '\t' => Box::new("\\t".chars()),
+                c if c.is_control() => Box::new(c.escape_unicode()),
+                c => Box::new(std::iter::once(c)),
+            }
+        })
+        .collect();
+    let all = text.len().saturating_add(dropped);
     match escaped.char_indices().nth(BODY_PREVIEW) {
-        Some((cut, _)) => format!("{}… ({} bytes in all)", &escaped[..cut], text.len()),
+        Some((cut, _)) => format!("{}… ({all} bytes in all)", &escaped[..cut]),
+        None if dropped > 0 => format!("{escaped}… ({all} bytes in all)"),
         None => escaped,
     }
 }
@@ -90,6 +122,7 @@ mod tests {
                 ("host".into(), "x".into()),
             ],
             body: "{\"id\":1}".into(),
+            dropped: 0,
             reply: Sent {
                 by: "script",
                 status: Some(503),
@@ -105,9 +138,14 @@ mod tests {
         let text = render(&[exchange()]);
         assert_eq!(
             text,
-            "→ POST /mcp tools/call (call 0, +3 ms)\n    mcp-method: tools/call\n    {\\\"id\\\":1}\n\
+            "→ POST /mcp tools/call (call 0, +3 ms)\n    mcp-method: tools/call\n    {\"id\":1}\n\
              ← 503 by script, ended: complete\n    HTTP/1.1 503 x\\r\\n\\r\\n\n"
         );
+    }
+
+    #[test]
+    fn escapes_control_characters_but_not_quotes() {
+        assert_eq!(preview("a\"b\u{0}\t", 0), "a\"b\\u{0}\\t");
     }
 
     #[test]

@@ -367,3 +367,174 @@ fn the_new_keys_load_and_their_contradictions_are_named() {
     let error = source(&resume).load().unwrap_err();
     assert_eq!(error.key.as_deref(), Some("call[0].resume[0].json"));
 }
+
+/// Issue 11, "Case files that load although they are wrong": each of these loaded silently.
+#[test]
+fn the_files_that_loaded_although_wrong_are_errors_naming_the_key_and_the_fix() {
+    let reply = |extra: &str| GOOD.replace("status = 200\n", &format!("status = 200\n{extra}\n"));
+    let tool = |extra: &str| GOOD.replace("[[call]]\n", &format!("[tool]\n{extra}\n\n[[call]]\n"));
+    let expect = |e: &str| GOOD.replace("code = -32602, tool_posts = 1", e);
+    let sse = |event: &str| {
+        GOOD.replace(
+            "json = '''",
+            &format!("[[call.reply.event]]\n{event}\n\n[[call.reply]]\nstatus = 200\njson = '''"),
+        )
+    };
+    let cases = [
+        (
+            tool("annotations = { readonlyhint = true }"),
+            "tool.annotations.readonlyhint",
+            "did you mean `readOnlyHint`",
+        ),
+        (
+            tool("annotations = { readOnlyHint = \"yes\" }"),
+            "tool.annotations.readOnlyHint",
+            "expected a boolean",
+        ),
+        (
+            tool("annotations = { title = 1 }"),
+            "tool.annotations.title",
+            "expected a string",
+        ),
+        (
+            reply("headers = { content-length = \"10\" }"),
+            "call[0].reply[0].headers.content-length",
+            "`cut_after`",
+        ),
+        (
+            reply("headers = { Transfer-Encoding = \"chunked\" }"),
+            "call[0].reply[0].headers.Transfer-Encoding",
+            "frames the body itself",
+        ),
+        (
+            reply("headers = { x-a = \"a\\u0000b\" }"),
+            "call[0].reply[0].headers.x-a",
+            "U+0000",
+        ),
+        (
+            reply("headers = { Retry-After = \"1\", retry-after = \"2\" }"),
+            "call[0].reply[0].headers.retry-after",
+            "twice",
+        ),
+        (
+            reply("content_type = \"application/json\\u0000\""),
+            "call[0].reply[0].content_type",
+            "U+0000",
+        ),
+        (
+            sse("id = \"a\\u0000\"\ndata_raw = \"\""),
+            "call[0].reply[0].event[0].id",
+            "ignores an id with U+0000",
+        ),
+        (
+            sse("data_raw = \"a\\rdata: injected\""),
+            "call[0].reply[0].event[0].data_raw",
+            "`\\n`",
+        ),
+        (
+            sse("retry = 18446744073709551615\ndata_raw = \"\""),
+            "call[0].reply[0].event[0].retry",
+            "more than 600000",
+        ),
+        (expect("status = 999"), "call[0].expect.status", "100-599"),
+        (
+            GOOD.replace(
+                "outcome = \"JSONRPC_ERROR\", code = -32602",
+                "outcome = \"TOOL_SUCCESS\", status = 503, code = -32603",
+            ),
+            "call[0].expect.status",
+            "never reported with a 503",
+        ),
+        (
+            GOOD.replace("outcome = \"JSONRPC_ERROR\"", "outcome = \"TOOL_SUCCESS\""),
+            "call[0].expect.code",
+            "only `JSONRPC_ERROR` and `HTTP_ERROR`",
+        ),
+        (
+            GOOD.replace(
+                "outcome = \"JSONRPC_ERROR\"",
+                "outcome = \"UNCLASSIFIED_ERROR\"",
+            ),
+            "call[0].expect.outcome",
+            "name the layer's outcome",
+        ),
+        (
+            format!("{GOOD}\n[[call.resume]]\nstatus = 405\n"),
+            "call[0].resume",
+            "expect.resumes = 0",
+        ),
+        (
+            GOOD.replace(
+                "summary = \"HTTP 200 whose body is a JSON-RPC error\"",
+                "summary = \"\"",
+            ),
+            "summary",
+            "one line",
+        ),
+        (
+            GOOD.replace(
+                "summary = \"HTTP 200 whose body is a JSON-RPC error\"",
+                "summary = \"two\\nlines\"",
+            ),
+            "summary",
+            "one line",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, key, words) in &cases {
+        match source(text).load() {
+            Ok(_) => wrong.push(format!("{key}: loaded")),
+            Err(e) if e.key.as_deref() != Some(key) || !e.message.contains(words) => {
+                wrong.push(format!("{key}: {e}"))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_2026_case_may_bait_a_resumption_it_expects_never_to_see() {
+    let text = GOOD.replace("tool_posts = 1", "tool_posts = 1, resumes = 0");
+    assert!(
+        source(&format!("{text}\n[[call.resume]]\nstatus = 405\n"))
+            .load()
+            .is_ok()
+    );
+    let session = GOOD.replace(
+        "[[call]]\n",
+        "protocol_version = \"2025-11-25\"\n[[call]]\n",
+    );
+    assert!(
+        source(&format!("{session}\n[[call.resume]]\nstatus = 405\n"))
+            .load()
+            .is_ok()
+    );
+}
+
+#[test]
+fn parser_errors_name_the_duplicate_key_and_the_line_of_a_too_deep_key() {
+    let twice = GOOD.replace(
+        "status = 200\n",
+        "status = 200\ndelay_ms = 1\ndelay_ms = 2\n",
+    );
+    let error = load_error(&twice);
+    assert!(
+        error.message.contains("duplicate key `delay_ms`"),
+        "{error}"
+    );
+    assert!(error.message.contains("line 11"), "{error}");
+    let parts: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+    let deep = format!("{GOOD}\n[tool.input_schema]\n{} = 1\n", parts.join("."));
+    let error = load_error(&deep);
+    assert!(error.message.contains("line 16"), "{error}");
+    assert!(error.message.contains("at most 80"), "{error}");
+}
+
+#[test]
+fn a_message_is_one_line_whatever_the_file_holds() {
+    let key_with_break = GOOD.replace("[[call]]\n", "\"a\\nb\\u0000\" = 1\n[[call]]\n");
+    let error = load_error(&key_with_break).to_string();
+    assert!(!error.chars().any(char::is_control), "{error:?}");
+    assert!(error.contains(r"a\nb\u{0}"), "{error}");
+}

@@ -209,7 +209,10 @@ fn assert_well_formed(got: &Classification, status: u16) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    // 2048 inputs per property in `cargo test`; PROPTEST_CASES sets more (docs/fuzzing.md).
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2048)
+    ))]
 
     #[test]
     fn any_chunking_matches_one_shot(

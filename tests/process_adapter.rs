@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// The runner's margin above each call's timeout in these tests.
 const MARGIN: Duration = Duration::from_millis(300);
 
+/// The start-up allowance of the misbehaving one-shot adapters in these tests.
+const START_UP: Duration = Duration::from_millis(200);
+
 const ONE_CALL: &str = r#"
 summary = "one call that succeeds"
 [[call]]
@@ -100,7 +103,8 @@ fn misbehaving(behaviour: &str) -> (ProcessAdapter, PidFile) {
         adapter("misbehave.sh"),
         [behaviour.into(), pid_file.0.clone().into_os_string()],
     )
-    .one_shot();
+    .one_shot()
+    .with_start_up_timeout(START_UP);
     (program, pid_file)
 }
 
@@ -146,9 +150,17 @@ fn a_hang_kills_the_whole_group_grandchild_included_within_the_deadline() {
     let (program, pid_file) = misbehaving("hang-with-grandchild");
     let started = Instant::now();
     let record = run(&program, ONE_CALL);
-    let deadline = Duration::from_millis(500) + MARGIN;
+    // It never sends a request: the clock starts when its start-up allowance is over.
+    let deadline = START_UP + Duration::from_millis(500) + MARGIN;
     let call = &record.calls[0];
     assert_eq!(call.verdict, Verdict::Hang, "{:?}", call.problems);
+    assert_eq!(
+        call.problems,
+        [
+            "no observation within 800 ms after the start-up allowance of 200 ms, in which the \
+          adapter sent no request"
+        ]
+    );
     assert!(
         call.adapter_log
             .as_deref()
@@ -166,6 +178,55 @@ fn a_hang_kills_the_whole_group_grandchild_included_within_the_deadline() {
         started.elapsed() < deadline + Duration::from_secs(1),
         "took {:?}",
         started.elapsed()
+    );
+}
+
+/// `slow-start.sh SECONDS PROGRAM ARGS...`: the program, after a start-up of `seconds`.
+fn slow_start(seconds: &str, program: &str, args: &[&str]) -> ProcessAdapter {
+    let mut argv = vec![seconds.into(), adapter(program).into_os_string()];
+    argv.extend(args.iter().map(Into::into));
+    ProcessAdapter::new(adapter("slow-start.sh"), argv).one_shot()
+}
+
+#[test]
+fn a_slow_start_up_does_not_count_against_the_calls_deadline() {
+    // 1.2 s before it can act, past the call's 500 ms timeout and 300 ms margin: the clock
+    // starts at its first request.
+    let program = slow_start("1.2", "oneshot.py", &[]);
+    let record = run(&program, ONE_CALL);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Pass, "{:?}", call.problems);
+    assert_eq!(call.tool_posts, 1);
+}
+
+#[test]
+fn a_slow_start_up_that_answers_without_a_request_gets_its_verdict() {
+    let pid_file = PidFile::new("slow-unsupported");
+    let pid_path = pid_file.0.to_string_lossy().into_owned();
+    let program = slow_start("1.2", "misbehave.sh", &["unsupported", &pid_path]);
+    let record = run(&program, ONE_CALL);
+    assert_eq!(record.verdict, Verdict::Unsupported, "{:?}", record.calls);
+}
+
+#[test]
+fn a_hang_after_a_slow_start_up_is_timed_from_the_first_request() {
+    // It starts in 1.2 s, sends its request, then never answers: a hang 800 ms after the
+    // request, named as such.
+    let program = slow_start("1.2", "oneshot.py", &[]);
+    let hangs = "timeout_ms = 500\narguments = '{\"hang_after_request\": true}'";
+    let record = run(&program, &ONE_CALL.replace("timeout_ms = 500", hangs));
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Hang, "{:?}", call.problems);
+    assert_eq!(call.problems.len(), 1);
+    let problem = &call.problems[0];
+    assert!(
+        problem.starts_with("no observation within 800 ms of the adapter's first request"),
+        "{problem}"
+    );
+    let log = call.adapter_log.as_deref().unwrap_or_default();
+    assert!(
+        log.contains("hanging after the request on purpose"),
+        "{log}"
     );
 }
 

@@ -176,6 +176,10 @@ async fn stateless_call_sends_the_2026_headers_and_body() {
         Some("application/json, text/event-stream")
     );
     assert_eq!(header_of(request, "mcp-session-id"), None);
+    // A body of known length, not chunked.
+    let length = request.body.len().to_string();
+    assert_eq!(header_of(request, "content-length"), Some(length.as_str()));
+    assert_eq!(header_of(request, "transfer-encoding"), None);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "roots": {}},
@@ -378,10 +382,49 @@ async fn connection_refused_is_a_connection_error_without_the_port() {
 }
 
 #[tokio::test]
+async fn a_refused_connection_sent_nothing_and_counts_no_attempt() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let endpoint = format!("http://127.0.0.1:{port}/mcp");
+    // A read-only tool: the default policy tries three times, and none of them is sent.
+    let repeatable = call_to(endpoint.clone()).with_annotations(json!({"readOnlyHint": true}));
+    for call in [call_to(endpoint), repeatable] {
+        let seen = observe(call).await;
+        assert_eq!(seen.outcome, Outcome::ConnectionError, "{seen:?}");
+        assert_eq!(seen.attempts, Some(0), "{seen:?}");
+    }
+}
+
+/// A deadline that passes while the connection is still being set up (a listener whose accept
+/// queue is full drops the SYN, as a server swamped by thousands of clients does): the
+/// request never left, and the client says so.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_timeout_before_the_connection_is_up_counts_no_attempt() {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(0).unwrap(); // never accepts: the queue fills
+    let addr = listener.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    for _ in 0..4 {
+        fillers.push(tokio::spawn(TcpStream::connect(addr)));
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let call = call_to(format!("http://{addr}/mcp")).with_timeout(Duration::from_millis(300));
+    let seen = observe(call).await;
+    assert_eq!(seen.outcome, Outcome::Timeout, "{seen:?}");
+    assert_eq!(seen.attempts, Some(0), "{seen:?}");
+    drop(listener);
+    fillers.iter().for_each(tokio::task::JoinHandle::abort);
+}
+
+#[tokio::test]
 async fn close_before_the_status_line_is_one_connection_error() {
     let (endpoint, accepted) = raw_server(|stream| async move { drop(stream) }).await;
     let seen = observe(call_to(endpoint)).await;
     assert_eq!(seen.outcome, Outcome::ConnectionError, "{seen:?}");
+    assert_eq!(seen.attempts, Some(1), "it was sent: {seen:?}");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         accepted.load(Ordering::SeqCst),
@@ -399,6 +442,7 @@ async fn reset_before_the_status_line_is_a_connection_error() {
     .await;
     let seen = observe(call_to(endpoint)).await;
     assert_eq!(seen.outcome, Outcome::ConnectionError, "{seen:?}");
+    assert_eq!(seen.attempts, Some(1), "it was sent: {seen:?}");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         accepted.load(Ordering::SeqCst),

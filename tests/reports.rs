@@ -326,11 +326,14 @@ fn a_report_that_cannot_be_written_names_its_path() {
 #[test]
 fn the_page_fetches_nothing_and_escapes_what_it_shows() {
     let page = matrix(&[&runs().reference, &runs().careless]);
-    for forbidden in [
-        "<script", " src=", " href=", "url(", "@import", "<link", "<b>",
-    ] {
+    for forbidden in ["<script", " src=", "url(", "@import", "<link", "<b>"] {
         assert!(!page.contains(forbidden), "{forbidden}");
     }
+    // Links only jump within the page.
+    assert_eq!(
+        page.matches(" href=").count(),
+        page.matches(" href=\"#case-").count()
+    );
     assert!(page.contains("503 &amp; then &lt;b&gt;success&lt;/b&gt;: an &quot;info&quot; case"));
     assert!(page.contains("default-src 'none'"));
 }
@@ -343,7 +346,7 @@ fn the_matrix_marks_a_case_missing_from_one_report() {
     let page = html::render(&[reference, careless]);
     assert_eq!(page.matches("data-verdict=\"none\"").count(), 1);
     assert_eq!(
-        page.matches("<tr data-case=").count(),
+        page.matches("\" data-case=").count(),
         runs().careless.cases.len()
     );
 }
@@ -370,4 +373,91 @@ fn an_adapter_log_shows_in_every_format() {
     let pre =
         "<h4>adapter stderr</h4><pre>sdk: got &lt;200&gt;\n\n  error -32602 &amp; more\n</pre>";
     assert!(page.contains(pre));
+}
+
+/// A closed cell says what the adapter observed and what differs, without opening it.
+#[test]
+fn the_matrix_cells_show_the_observed_outcome_and_what_differs() {
+    let json = JsonReport::from_run(&runs().careless);
+    let page = html::render(std::slice::from_ref(&json));
+    let case = json
+        .cases
+        .iter()
+        .find(|c| c.id == "transport/http-429-retry-after")
+        .unwrap();
+    let cell_start = page
+        .find("data-case=\"transport/http-429-retry-after\"")
+        .unwrap();
+    let cell = &page[cell_start..page[cell_start..].find("</tr>").unwrap() + cell_start];
+    let observed = match &case.calls[0].observed {
+        Some(mcp_error_layers::observation::AdapterReport::Observed(o)) => o.outcome.to_string(),
+        other => panic!("the careless client observes something here: {other:?}"),
+    };
+    assert!(
+        cell.contains(&format!("<span class=\"seen\">{observed} 429</span>")),
+        "{cell}"
+    );
+}
+
+/// The summary counts each standing, and the deviations list links to rows that exist.
+#[test]
+fn the_matrix_summary_counts_standings_and_its_links_resolve() {
+    let json = JsonReport::from_run(&runs().careless);
+    let page = html::render(std::slice::from_ref(&json));
+    let fails = json
+        .cases
+        .iter()
+        .filter(|c| c.standing_word() == "fail")
+        .count();
+    assert!(fails > 0);
+    assert!(
+        page.contains(&format!("<td class=\"n-fail\">{fails}</td>")),
+        "{page}"
+    );
+    let failing = json.cases.iter().filter(|c| c.fails_run).count();
+    assert!(
+        page.contains(&format!(": {failing} fail the run,")),
+        "{page}"
+    );
+    let links: Vec<&str> = page
+        .match_indices("href=\"#")
+        .map(|(at, _)| {
+            let rest = &page[at + 7..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    assert_eq!(
+        links.len(),
+        failing
+            + json
+                .cases
+                .iter()
+                .filter(|c| !c.fails_run && matches!(c.standing_word(), "warning" | "accepted"))
+                .count()
+    );
+    for link in links {
+        assert!(
+            page.contains(&format!("<tr id=\"{link}\"")),
+            "no row for #{link}"
+        );
+    }
+}
+
+/// A runner note in an adapter's log is shown as the runner's, apart from the adapter's stderr.
+#[test]
+fn runner_notes_are_not_shown_as_adapter_stderr() {
+    const ID: &str = "jsonrpc/invalid-params";
+    let mut report = runs().careless.clone();
+    let case = report.cases.iter_mut().find(|c| c.id == ID).unwrap();
+    case.calls[0].adapter_log =
+        Some("sdk line\n[mcp-error-layers] persistent mode was not announced\n".into());
+    let page = html::render(&[JsonReport::from_run(&report)]);
+    assert!(
+        page.contains("<h4>adapter stderr</h4><pre>sdk line\n</pre>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<h4>runner notes</h4><pre>persistent mode was not announced\n</pre>"),
+        "{page}"
+    );
 }

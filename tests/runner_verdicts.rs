@@ -95,6 +95,31 @@ impl Adapter for PostsBare {
     }
 }
 
+/// Reports success with `attempts = 1` at once, while its one POST reaches the server only a
+/// little later: a request still on its way when the call ends, as when the server's thread
+/// is starved on a busy machine.
+struct ReportsBeforeItsPostLands;
+
+impl Adapter for ReportsBeforeItsPostLands {
+    async fn call(&self, call: CallContext) -> AdapterReport {
+        let endpoint = call.endpoint.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"synthetic","_meta":{META}}}}}"#
+            );
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(post(&endpoint, body, true));
+        });
+        Observation::new(Outcome::ToolSuccess)
+            .with_attempts(1)
+            .into()
+    }
+}
+
 struct Hangs;
 
 impl Adapter for Hangs {
@@ -136,6 +161,22 @@ fn a_missing_post_is_a_mismatch_even_when_the_words_match() {
         record.calls[0].problems,
         ["tool_posts: expected 1, the server received 0"]
     );
+}
+
+#[test]
+fn a_request_still_landing_when_the_call_ends_is_counted() {
+    let case = TWO_CALLS.replace(
+        "expect = { outcome = \"HTTP_ERROR\", status = 503, tool_posts = 1 }",
+        "expect = { outcome = \"TOOL_SUCCESS\" }",
+    );
+    let case = case.replace(
+        "status = 503\n",
+        "status = 200\njson = '{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{\"content\":[]}}'\n",
+    );
+    let record = run(&ReportsBeforeItsPostLands, &case);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Pass, "{:?}", call.problems);
+    assert_eq!(call.tool_posts, 1);
 }
 
 #[test]

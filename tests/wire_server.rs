@@ -6,7 +6,7 @@
 //! of hanging it. Timing assertions are lower bounds only.
 
 use mcp_error_layers::case::{CaseFile, CaseSource};
-use mcp_error_layers::wire::WireServer;
+use mcp_error_layers::wire::{Exchange, Limits, WireServer};
 use serde_json::{Value, json};
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
@@ -35,10 +35,27 @@ fn case(toml: &str) -> Arc<CaseFile> {
 
 /// A server for a one-call case whose `[[call.reply]]` tables are `replies`.
 fn serve(replies: &str) -> WireServer {
+    serve_within(replies, Limits::default())
+}
+
+/// `serve`, with `limits` instead of the defaults.
+fn serve_within(replies: &str, limits: Limits) -> WireServer {
     let toml = format!(
         "summary = \"wire test\"\n[[call]]\nexpect = {{ outcome = \"TOOL_SUCCESS\" }}\n{replies}"
     );
-    WireServer::start(case(&toml)).expect("the server starts")
+    WireServer::start_with(case(&toml), limits).expect("the server starts")
+}
+
+/// Waits (up to `PATIENCE`) until `done` holds; says whether it did.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while !done() {
+        if started.elapsed() > PATIENCE {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
 }
 
 /// A `tools/call` request body with this id.
@@ -855,7 +872,8 @@ fn every_post_targeting_answers_initialize_with_the_first_reply_then_falls_back(
 #[test]
 fn a_get_with_last_event_id_gets_the_resume_script_with_the_calls_placeholders() {
     let server = WireServer::start(case(
-        "summary = \"t\"\n[[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
+        "summary = \"t\"\nprotocol_version = \"2025-11-25\"\n\
+         [[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
          [[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
          [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"id\": \"$id\"}'\n",
     ))
@@ -903,4 +921,248 @@ fn an_http_date_placeholder_becomes_a_date_that_many_seconds_ahead() {
         (Duration::from_secs(28)..=Duration::from_secs(30)).contains(&ahead),
         "{ahead:?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds: the record, idle connections, accept errors
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_record_keeps_a_bounded_start_of_each_body_and_counts_the_rest() {
+    let server = serve("[[call.reply]]\nstatus = 200\njson = '{\"id\": \"$id\"}'\n");
+    let limit = Limits::default().body_bytes;
+    // The server still reads and answers the whole body: the placeholders come from it.
+    let big = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                     "params": {"name": "synthetic", "arguments": {"x": "é".repeat(limit)}}})
+    .to_string();
+    assert_eq!(body(&post(server.addr(), &big)), r#"{"id":7}"#);
+    let record = server.record();
+    let kept = &record[0];
+    assert!(kept.body.len() <= limit, "{} bytes kept", kept.body.len());
+    assert!(big.starts_with(&kept.body), "the start of the body is kept");
+    assert_eq!(kept.body.len() + kept.dropped, big.len());
+    assert!(kept.is_tool_call(), "the method survives the cut");
+    assert_eq!(server.tool_posts(0), 1);
+    let transcript = mcp_error_layers::transcript::render(&record);
+    assert!(
+        transcript.contains(&format!("({} bytes in all)", big.len()))
+            && transcript.contains(&format!("{} bytes of this request not kept", kept.dropped)),
+        "{transcript}"
+    );
+}
+
+#[test]
+fn the_whole_record_stays_within_its_bound_and_counts_stay_exact() {
+    let limits = Limits {
+        body_bytes: 1000,
+        record_bytes: 4000,
+        ..Limits::default()
+    };
+    let server = serve_within("[[call.reply]]\nstatus = 200\njson = '{}'\n", limits);
+    let padded = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "synthetic", "arguments": {"x": "a".repeat(3000)}}})
+        .to_string()
+    };
+    for id in 0..20 {
+        post(server.addr(), &padded(id));
+    }
+    let record = server.record();
+    assert_eq!(record.len(), 20);
+    let stored: usize = record
+        .iter()
+        .map(|e| {
+            e.body.len()
+                + e.reply.bytes.len()
+                + e.headers
+                    .iter()
+                    .map(|(n, v)| n.len() + v.len())
+                    .sum::<usize>()
+        })
+        .sum();
+    assert!(stored <= limits.record_bytes, "{stored} bytes stored");
+    let last = record.last().unwrap();
+    assert!(
+        last.body.is_empty() && last.headers.is_empty() && last.dropped > 3000,
+        "past the bound an exchange keeps no body or headers, and says how much: {last:?}"
+    );
+    assert!(last.reply.bytes.is_empty() && last.reply.dropped > 0);
+    assert!(record.iter().all(Exchange::is_tool_call));
+    assert_eq!(
+        server.tool_posts(0),
+        20,
+        "counts do not depend on what was kept"
+    );
+}
+
+#[test]
+fn forgetting_read_exchanges_frees_the_bound_without_changing_the_replies() {
+    let limits = Limits {
+        record_bytes: 2000,
+        ..Limits::default()
+    };
+    let server = serve_within(
+        "[[call.reply]]\nstatus = 503\n[[call.reply]]\nstatus = 200\njson = '{}'\n",
+        limits,
+    );
+    // Each of these takes most of the record's 2000 bytes.
+    let padded = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "synthetic", "arguments": {"x": "a".repeat(1500)}}})
+        .to_string()
+    };
+    let mut changes = server.changes();
+    changes.borrow_and_update();
+    assert_eq!(status_of(&post(server.addr(), &padded(1))), "503");
+    assert!(
+        changes.has_changed().unwrap(),
+        "a request changes the record"
+    );
+    assert_eq!(server.record()[0].dropped, 0);
+    server.forget(1);
+    assert!(server.record().is_empty());
+    // The second tools/call still gets the second reply, and is kept whole: the first one's
+    // bytes no longer count.
+    assert_eq!(status_of(&post(server.addr(), &padded(2))), "200");
+    let record = server.record();
+    assert_eq!((record.len(), record[0].dropped), (1, 0));
+    assert_eq!(record[0].body, padded(2));
+    assert_eq!(server.tool_posts(0), 2);
+}
+
+#[test]
+fn a_connection_that_sends_nothing_is_closed_after_the_bound() {
+    let limits = Limits {
+        request_within: Duration::from_millis(100),
+        ..Limits::default()
+    };
+    let server = serve_within("[[call.reply]]\nstatus = 200\njson = '{}'\n", limits);
+    // Silent from the start: closed without a byte.
+    let mut idle = connect(server.addr());
+    assert_eq!(read_until_eof(&mut idle), "");
+    // Idle after a complete exchange (keep-alive): closed too.
+    let mut kept = send(server.addr(), &request(&call(json!(1)), ""));
+    assert_eq!(read_response(&mut kept), json_200("{}"));
+    assert_eq!(read_until_eof(&mut kept), "");
+    // Part of a request, then silence: 408, and the record says so.
+    let mut partial = send(server.addr(), "POST /mcp HTTP/1.1\r\nHost: x\r\n");
+    assert_eq!(
+        read_until_eof(&mut partial),
+        "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+    );
+    let record = server.record();
+    let timed_out = record.last().unwrap();
+    assert_eq!(
+        (timed_out.reply.by, timed_out.reply.status),
+        ("error", Some(408))
+    );
+    assert!(
+        timed_out.body.contains("no complete request within 100 ms"),
+        "{}",
+        timed_out.body
+    );
+    assert!(
+        eventually(|| server.connections() == 0),
+        "{} open",
+        server.connections()
+    );
+}
+
+#[test]
+fn a_stalled_connection_is_let_go_once_the_client_closes_it() {
+    let server = serve("[[call.reply]]\nstatus = 200\nend = \"stall\"\n");
+    let mut stalled = send(server.addr(), &request(&call(json!(1)), ""));
+    let mut head = [0; 12];
+    stalled.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    assert_eq!(server.connections(), 1);
+    drop(stalled);
+    assert!(
+        eventually(|| server.connections() == 0),
+        "the stall outlived its client"
+    );
+}
+
+/// The child half of the test below: run only in a process whose open-file limit is low.
+#[test]
+#[ignore = "run by accept_errors_back_off_instead_of_spinning, with a low RLIMIT_NOFILE"]
+fn accept_errors_child() {
+    assert_eq!(
+        std::env::var("MCP_ERROR_LAYERS_LOW_NOFILE").as_deref(),
+        Ok("1"),
+        "this test exhausts file descriptors: run it through its parent test"
+    );
+    let server = serve("[[call.reply]]\nstatus = 200\njson = '{\"id\": \"$id\"}'\n");
+    // Take every free descriptor, then give one back for the client's socket: the server's
+    // accept is left with none (EMFILE).
+    let mut hoard = Vec::new();
+    while let Ok(file) = std::fs::File::open("/dev/null") {
+        hoard.push(file);
+    }
+    hoard.pop();
+    let mut client = connect(server.addr());
+    assert!(
+        eventually(|| server.accept_errors() > 0),
+        "the server never failed to accept"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let errors = server.accept_errors();
+    // A loop that retries at once fails millions of times here; backing off from 5 ms to at
+    // most 250 ms fails a handful (whatever the machine's speed: a slow one fails fewer).
+    assert!(
+        errors <= 40,
+        "{errors} accept errors: the accept loop spins"
+    );
+    drop(hoard);
+    client
+        .write_all(request(&call(json!(9)), "Connection: close\r\n").as_bytes())
+        .unwrap();
+    assert_eq!(read_until_eof(&mut client), json_200(r#"{"id":9}"#));
+    println!("accept errors: {errors}");
+}
+
+#[test]
+#[cfg(unix)]
+fn accept_errors_back_off_instead_of_spinning() {
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 64 && exec "$0" --exact accept_errors_child --ignored --nocapture --test-threads 1"#)
+        .arg(std::env::current_exe().unwrap())
+        .env("MCP_ERROR_LAYERS_LOW_NOFILE", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("1 passed"), "the child ran: {text}");
+    assert_eq!(
+        text.matches("cannot accept").count(),
+        1,
+        "the failure is logged once: {text}"
+    );
+}
+
+#[test]
+fn a_full_record_still_counts_resuming_gets_by_what_arrived() {
+    let full = Limits {
+        record_bytes: 10,
+        ..Limits::default()
+    };
+    // A 2025 case: 2026-07-28 streams are not resumable, so resume scripts need a session era.
+    let toml = "summary = \"wire test\"\nprotocol_version = \"2025-11-25\"\n\
+         [[call]]\nexpect = { outcome = \"TOOL_SUCCESS\" }\n\
+         [[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\nid = \"e-1\"\ndata_raw = \"\"\n\
+         [[call.resume]]\nstatus = 200\nend = \"close\"\n[[call.resume.event]]\nid = \"e-2\"\ndata = '{\"n\": 0}'\n\
+         [[call.resume]]\nstatus = 200\n[[call.resume.event]]\ndata = '{\"n\": 1, \"id\": \"$id\"}'\n";
+    let server = WireServer::start_with(case(toml), full).expect("the server starts");
+    let _ = post(server.addr(), &call(json!("abc")));
+    let get = |last: &str| {
+        let raw =
+            format!("GET /mcp HTTP/1.1\r\nLast-Event-ID: {last}\r\nConnection: close\r\n\r\n");
+        read_until_eof(&mut send(server.addr(), &raw))
+    };
+    assert!(get("e-1").contains(r#"data: {"n":0}"#));
+    let second = get("e-2");
+    assert!(second.contains(r#"data: {"n":1,"id":"abc"}"#), "{second}");
+    assert!(server.record().iter().all(|e| e.headers.is_empty()));
 }

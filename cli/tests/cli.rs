@@ -240,3 +240,155 @@ fn retry_never_makes_the_reference_client_send_a_read_only_call_once() {
     assert_eq!(with_command.status.code(), Some(2));
     assert!(text(&with_command.stderr).contains("an adapter program has its own"));
 }
+
+#[test]
+fn diff_exits_1_on_a_regression_and_names_the_case_in_each_format() {
+    let out = temp_dir("diff");
+    let old = out.join("old.json");
+    let output = run(&["run", "tool/", "--json", old.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
+    let case = &mut report["cases"][0];
+    let id = case["id"].as_str().unwrap().to_owned();
+    assert_eq!(case["grade"], "must", "the first tool/ case is a MUST case");
+    let was = case["calls"][0]["observed"]["outcome"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    case["verdict"] = "fail".into();
+    case["calls"][0]["observed"]["outcome"] = "TIMEOUT".into();
+    let new = out.join("new.json");
+    std::fs::write(&new, report.to_string()).unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+
+    let same = run(&["diff", old, old]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stderr));
+    assert!(text(&same.stdout).contains("0 regressed, 0 fixed, 0 changed"));
+
+    let worse = run(&["diff", old, new]);
+    let stdout = text(&worse.stdout);
+    assert_eq!(worse.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("regressed (1):\n  [must] {id}: pass → ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("call 0: outcome {was} → TIMEOUT")),
+        "{stdout}"
+    );
+
+    let markdown = text(&run(&["diff", "--markdown", old, new]).stdout);
+    assert!(
+        markdown.contains(&format!("| `{id}` | must |")),
+        "{markdown}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["diff", "--json", old, new]).stdout).unwrap();
+    assert_eq!(json["regressed"][0]["id"], id.as_str());
+
+    // The old run's better: nothing regressed, one case fixed.
+    let better = run(&["diff", new, old]);
+    assert_eq!(better.status.code(), Some(0));
+    assert!(text(&better.stdout).contains("fixed (1):"));
+}
+
+#[test]
+fn diff_of_a_file_that_is_not_a_report_exits_2_naming_it() {
+    let out = temp_dir("diff-bad");
+    let bad = out.join("bad.json");
+    std::fs::write(&bad, "{\"schema\": \"something/else\"}").unwrap();
+    let output = run(&["diff", bad.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("bad.json") && stderr.contains("something/else"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_readme_shows_the_help_the_program_prints() {
+    let help = text(&run(&["--help"]).stdout);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let block = format!("```text\n$ mcp-error-layers --help\n{help}```\n");
+    assert!(
+        readme.contains(&block),
+        "README.md's `--help` block differs from what the program prints:\n{help}"
+    );
+}
+
+/// A case folder with `wrong.toml` (expects TOOL_ERROR, gets a 503) under `name`.
+fn failing_case_as(dir: &std::path::Path, name: &str) {
+    std::fs::write(
+        dir.join(name),
+        "summary = 'expects the wrong outcome'\n[[call]]\nexpect = { outcome = 'TOOL_ERROR' }\n\
+         [[call.reply]]\nstatus = 503\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_live_line_names_what_differs_when_the_outcome_words_match() {
+    // An adapter that says it sent one tools/call and sent none.
+    let dir = temp_dir("attempts");
+    let adapter = dir.join("claims-one-attempt.sh");
+    std::fs::write(
+        &adapter,
+        "#!/bin/sh\necho '{\"outcome\": \"TOOL_SUCCESS\", \"attempts\": 1}'\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&adapter).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&adapter, permissions).unwrap();
+    let out = temp_dir("attempts-out");
+    let output = run(&[
+        "run",
+        "--exact",
+        "tool/success",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        adapter.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "call 0: expected TOOL_SUCCESS tool_posts=1 → observed TOOL_SUCCESS attempts=1 \
+             tool_posts=0\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "      - attempts: the client says it sent 1 tools/call requests, the server received 0"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_case_id_with_a_newline_is_printed_escaped_everywhere() {
+    let cases = temp_dir("newline-id");
+    failing_case_as(&cases, "two\nlines.toml");
+    let out = temp_dir("newline-id-out");
+    let output = run(&[
+        "run",
+        "--no-builtin",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("must   two\\nlines\n"), "{stdout}");
+    assert!(!stdout.lines().any(|line| line == "lines"), "{stdout}");
+    let tap = std::fs::read_to_string(out.join("mcp-error-layers.tap")).unwrap();
+    // TAP 14 escapes the backslash itself.
+    assert!(tap.contains("not ok 1 - two\\\\nlines\n"), "{tap}");
+    let junit = std::fs::read_to_string(out.join("mcp-error-layers.junit.xml")).unwrap();
+    assert!(junit.contains("name=\"two\\nlines\""), "{junit}");
+}

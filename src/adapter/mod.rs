@@ -105,6 +105,21 @@ pub trait Driver: Send + Sync {
     /// It must finish in bounded time: the runner does not put a deadline on it.
     fn prepare(&self) -> impl Future<Output = Self::Prepared> + Send;
 
+    /// The call's start-up, when the adapter cannot act as soon as `drive` starts: a program
+    /// started for this one call needs its interpreter and client library loaded first, and
+    /// on a busy machine that takes long. `None` (the default): it can act at once. Called
+    /// once per call, between `prepare` and `drive`; it may take what the start-up holds out
+    /// of `prepared`.
+    ///
+    /// The runner starts the call's deadline (its timeout plus the margin) at the adapter's
+    /// first request to the endpoint, or when the allowance is over if no request came
+    /// before; so a `hang` means no answer within the deadline after the adapter could act.
+    /// It drops the [`StartUp`] then (or when the call ends, if sooner).
+    fn start_up(&self, prepared: &mut Self::Prepared) -> Option<StartUp> {
+        let _ = prepared;
+        None
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped
@@ -132,6 +147,33 @@ impl<A: Adapter> Driver for A {
     ) -> impl Future<Output = Result<AdapterReport, String>> + Send {
         let call = self.call(call);
         async move { Ok(call.await) }
+    }
+}
+
+/// A call's start-up (see [`Driver::start_up`]): how long the adapter may take before it can
+/// act, and what it holds until it can (a place among the programs starting at once), released
+/// when the runner sees it act, when the allowance is over, or when the call ends.
+#[derive(Debug)]
+pub struct StartUp {
+    /// The longest the runner waits for the adapter's first request before it starts the
+    /// call's deadline anyway.
+    pub allowance: Duration,
+    _held: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl StartUp {
+    /// A start-up of at most `allowance`.
+    pub fn new(allowance: Duration) -> Self {
+        StartUp {
+            allowance,
+            _held: None,
+        }
+    }
+
+    /// Holds `permit` until the start-up is over.
+    pub fn holding(mut self, permit: Option<tokio::sync::OwnedSemaphorePermit>) -> Self {
+        self._held = permit;
+        self
     }
 }
 

@@ -25,14 +25,15 @@ mod oneshot;
 mod output;
 mod persistent;
 
-use crate::adapter::{AdapterLog, CallContext, Driver};
+use crate::adapter::{AdapterLog, CallContext, Driver, StartUp};
 use crate::observation::AdapterReport;
 use persistent::{Pool, StartFailure, Worker};
 use std::ffi::OsString;
 use std::io;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The tool to call (one-shot mode).
 pub const ENV_TOOL: &str = "MCP_ERROR_LAYERS_TOOL";
@@ -48,6 +49,18 @@ pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default.
 pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a program started for one call may take before its first request, by default
+/// (see [`ProcessAdapter::with_start_up_timeout`]).
+pub const DEFAULT_START_UP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many of an adapter's processes start at once by default: four per core. Starting an
+/// interpreter is CPU work: each of `k` starts per core takes about `k` times its CPU cost, so
+/// four keep a start that costs half a second of CPU (Node and an SDK) near two seconds, far
+/// inside [`DEFAULT_START_UP_TIMEOUT`]; without a bound, 64 calls in flight on 2 busy cores
+/// took longer than that (see [`ProcessAdapter::with_parallel_starts`]).
+pub fn default_parallel_starts() -> usize {
+    std::thread::available_parallelism().map_or(8, |n| n.get().saturating_mul(4))
+}
 
 /// An adapter that is a program: see the [module](self) documentation for the contract.
 ///
@@ -57,6 +70,10 @@ pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct ProcessAdapter {
     program: Program,
     announce_timeout: Duration,
+    start_up_timeout: Duration,
+    /// A place for each process starting at once (see `with_parallel_starts`).
+    starts: Arc<Semaphore>,
+    parallel_starts: usize,
     mode: Mutex<Mode>,
     /// Held while the first call probes, so that parallel first calls do not all probe.
     probing: tokio::sync::Mutex<()>,
@@ -79,6 +96,8 @@ impl std::fmt::Debug for ProcessAdapter {
         f.debug_struct("ProcessAdapter")
             .field("program", &self.program)
             .field("announce_timeout", &self.announce_timeout)
+            .field("start_up_timeout", &self.start_up_timeout)
+            .field("parallel_starts", &self.parallel_starts)
             .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
@@ -95,8 +114,12 @@ impl std::fmt::Debug for Prepared {
 }
 
 enum Slot {
-    /// One process per call; the note says why, on the call that found out.
-    OneShot(Option<String>),
+    /// One process per call; the note says why, on the call that found out. The place among
+    /// the processes starting at once goes to the call's [`StartUp`].
+    OneShot {
+        note: Option<String>,
+        place: Option<OwnedSemaphorePermit>,
+    },
     /// A persistent process, with notes on idle ones that had to be replaced.
     Worker(Worker, Vec<String>),
     /// A persistent process did not start.
@@ -118,6 +141,9 @@ impl ProcessAdapter {
                 env: Vec::new(),
             },
             announce_timeout: DEFAULT_ANNOUNCE_TIMEOUT,
+            start_up_timeout: DEFAULT_START_UP_TIMEOUT,
+            starts: Arc::new(Semaphore::new(default_parallel_starts())),
+            parallel_starts: default_parallel_starts(),
             mode: Mutex::new(Mode::Undecided),
             probing: tokio::sync::Mutex::new(()),
             pool: Pool::default(),
@@ -134,6 +160,28 @@ impl ProcessAdapter {
     /// ([`DEFAULT_ANNOUNCE_TIMEOUT`] unless set). The wait is not counted in any call's time.
     pub fn with_announce_timeout(mut self, timeout: Duration) -> Self {
         self.announce_timeout = timeout;
+        self
+    }
+
+    /// How long a program started for one call may take before it can act
+    /// ([`DEFAULT_START_UP_TIMEOUT`] unless set). The call's deadline starts at its first
+    /// request to the endpoint, or when this is over if it sent none before: a program that
+    /// is slow to start (or merely starts on a busy machine) is not judged a `hang` for it.
+    /// Persistent processes start before the call, and this does not apply to them.
+    pub fn with_start_up_timeout(mut self, timeout: Duration) -> Self {
+        self.start_up_timeout = timeout;
+        self
+    }
+
+    /// How many of its processes may be starting at once ([`default_parallel_starts`] unless
+    /// set; at least 1). A one-shot process is starting from its spawn until its first request
+    /// (or its answer, or the end of its start-up allowance); a persistent one until it
+    /// announces. A call waits for a place before its process is spawned, outside its
+    /// deadline: many calls in flight (`--jobs`) then do not start many interpreters at once on
+    /// few cores, each of them slower than the allowance.
+    pub fn with_parallel_starts(mut self, starts: usize) -> Self {
+        self.parallel_starts = starts.max(1);
+        self.starts = Arc::new(Semaphore::new(self.parallel_starts));
         self
     }
 
@@ -163,20 +211,33 @@ impl ProcessAdapter {
     async fn slot(&self) -> Option<Slot> {
         match self.mode() {
             Mode::Undecided => None,
-            Mode::OneShot(_) => Some(Slot::OneShot(None)),
+            Mode::OneShot(_) => Some(self.one_shot_slot(None).await),
             Mode::Persistent => Some(self.persistent_slot().await),
         }
     }
 
-    /// A free slot or an idle persistent process, or a new one.
+    /// A place among the processes starting at once; `None` only if the gate is gone.
+    async fn place_to_start(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.starts).acquire_owned().await.ok()
+    }
+
+    /// One process per call, once there is a place for it to start.
+    async fn one_shot_slot(&self, note: Option<String>) -> Slot {
+        let place = self.place_to_start().await;
+        Slot::OneShot { note, place }
+    }
+
+    /// A free slot or an idle persistent process, or a new one. The program announced before,
+    /// so a new one slow to announce is a busy machine: it has the start-up allowance if that
+    /// is longer.
     async fn persistent_slot(&self) -> Slot {
         let (idle, mut notes) = self.pool.take();
         if let Some(worker) = idle {
             return Slot::Worker(worker, notes);
         }
-        let started = self
-            .pool
-            .start(&self.program, self.announce_timeout, &mut notes);
+        let announce = self.announce_timeout.max(self.start_up_timeout);
+        let _place = self.place_to_start().await;
+        let started = self.pool.start(&self.program, announce, &mut notes);
         match started.await {
             Ok(worker) => Slot::Worker(worker, notes),
             Err(failure) => Slot::Failed(failure),
@@ -185,11 +246,14 @@ impl ProcessAdapter {
 
     /// The first call: start the program in persistent mode and see whether it announces.
     async fn probe(&self) -> Slot {
+        let place = self.place_to_start().await;
         let mut none_idle = Vec::new();
         let started = self
             .pool
             .start(&self.program, self.announce_timeout, &mut none_idle);
-        match started.await {
+        let started = started.await;
+        drop(place);
+        match started {
             Ok(worker) => {
                 self.set_mode(Mode::Persistent);
                 Slot::Worker(worker, Vec::new())
@@ -200,7 +264,7 @@ impl ProcessAdapter {
                     failure.reason
                 );
                 self.set_mode(Mode::OneShot(failure.reason));
-                Slot::OneShot(Some(note))
+                self.one_shot_slot(Some(note)).await
             }
         }
     }
@@ -221,6 +285,15 @@ impl Driver for ProcessAdapter {
         }
     }
 
+    fn start_up(&self, prepared: &mut Prepared) -> Option<StartUp> {
+        match &mut prepared.0 {
+            Slot::OneShot { place, .. } => {
+                Some(StartUp::new(self.start_up_timeout).holding(place.take()))
+            }
+            Slot::Worker(..) | Slot::Failed(_) => None,
+        }
+    }
+
     async fn drive(
         &self,
         prepared: Prepared,
@@ -228,7 +301,7 @@ impl Driver for ProcessAdapter {
         log: &AdapterLog,
     ) -> Result<AdapterReport, String> {
         match prepared.0 {
-            Slot::OneShot(note) => {
+            Slot::OneShot { note, .. } => {
                 if let Some(note) = note {
                     log.note(note);
                 }

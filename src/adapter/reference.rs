@@ -19,6 +19,7 @@ mod lifecycle;
 mod mrtr;
 mod resume;
 mod retry;
+mod sent;
 mod session;
 mod wire;
 
@@ -177,12 +178,17 @@ impl<'a> Run<'a> {
 
     /// A POST of `body` with the headers every request carries.
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        self.post_body(body.to_string().into())
+    }
+
+    /// A POST of this body with the headers every request carries.
+    fn post_body(&self, body: reqwest::Body) -> reqwest::RequestBuilder {
         self.options
             .client
             .post(&self.ctx.endpoint)
             .header(reqwest::header::ACCEPT, wire::ACCEPT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .body(body)
     }
 
     /// Sends one `tools/call` (a new id) with `extra` params (MRTR's answers) and reads its
@@ -194,16 +200,21 @@ impl<'a> Run<'a> {
             Mode::Session(_) => wire::session_meta(&id),
         };
         let body = wire::tools_call(&id, &self.ctx.tool, &self.ctx.arguments, meta, extra);
+        let (body, sent) = sent::body(body.to_string());
         let request = match mode {
             Mode::Stateless => self
-                .post(&body)
+                .post_body(body)
                 .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
                 .header(wire::METHOD, "tools/call")
                 .header(wire::NAME, wire::header_safe(&self.ctx.tool)),
-            Mode::Session(session) => self.in_session(self.post(&body), session),
+            Mode::Session(session) => self.in_session(self.post_body(body), session),
         };
-        self.attempts += 1;
         let reply = exchange::exchange(request, &id, &self.deadline).await;
+        // What went out, not what was meant to: a request whose connection never came up, or
+        // that the deadline stopped before it was written, did not reach the server.
+        if sent.went_out() {
+            self.attempts += 1;
+        }
         match mode {
             Mode::Session(session) => self.resume(reply, &id, session).await,
             Mode::Stateless => reply,

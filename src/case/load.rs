@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 static BUILTIN: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cases");
 
+/// Why a case file that is not UTF-8 does not load.
+const NOT_UTF8: &str = "the file is not UTF-8 text: save it as UTF-8";
+
 /// A case file found on disk or compiled in, not yet parsed.
 #[derive(Debug, Clone)]
 pub struct CaseSource {
@@ -44,11 +47,24 @@ pub struct LoadError {
     pub message: String,
 }
 
+/// One line, whatever the file holds: a key or value quoted in the message may carry line
+/// breaks and other control characters, shown escaped (`\n`, `\u{0}`).
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = |text: &str| -> String {
+            let shown = |c: char| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            };
+            text.chars().map(shown).collect()
+        };
+        let (origin, message) = (line(&self.origin), line(&self.message));
         match &self.key {
-            Some(key) => write!(f, "{}: key `{}`: {}", self.origin, key, self.message),
-            None => write!(f, "{}: {}", self.origin, self.message),
+            Some(key) => write!(f, "{origin}: key `{}`: {message}", line(key)),
+            None => write!(f, "{origin}: {message}"),
         }
     }
 }
@@ -94,7 +110,7 @@ fn collect_builtin(dir: &Dir<'static>, out: &mut Vec<CaseSource>) {
             out.push(CaseSource {
                 origin: format!("cases/{}", slashed(file.path())),
                 id,
-                text: text.ok_or_else(|| "the file is not UTF-8".to_owned()),
+                text: text.ok_or_else(|| NOT_UTF8.to_owned()),
             });
         }
     }
@@ -150,7 +166,10 @@ impl Walk {
             if path.is_dir() {
                 self.dir(root, &path, out)?;
             } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
+                let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::InvalidData => NOT_UTF8.to_owned(),
+                    _ => format!("cannot read: {e}"),
+                });
                 out.push(CaseSource {
                     id,
                     origin: path.display().to_string(),
@@ -206,6 +225,11 @@ impl CaseSource {
 
 /// TOML text → model, with the failing key's path when serde knows it.
 fn parse(text: &str) -> Result<CaseFile, (Option<String>, String)> {
+    let blank_or_comment = |line: &str| line.trim().is_empty() || line.trim().starts_with('#');
+    if text.lines().all(blank_or_comment) {
+        let msg = "the file has no keys: a case needs `summary` and at least one [[call]]";
+        return Err((None, msg.into()));
+    }
     let deserializer = toml::Deserializer::parse(text).map_err(|e| (None, located(text, &e)))?;
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let path = e.path().to_string();
@@ -215,14 +239,98 @@ fn parse(text: &str) -> Result<CaseFile, (Option<String>, String)> {
 }
 
 /// toml's own rendering spans several lines; a case error is one line, so give the message
-/// and the line:column it points at.
+/// (with the key it is about, where toml leaves it out) and the line:column it points at.
 fn located(text: &str, error: &toml::de::Error) -> String {
     let message = error.message().trim().trim_end_matches('.');
+    let message = match suggestion(message) {
+        Some(near) => format!("{message}; did you mean `{near}`?"),
+        None => message.to_owned(),
+    };
     let Some(span) = error.span() else {
-        return message.to_owned();
+        return match too_deep_line(text) {
+            Some(line) if message == "recursion limit" => format!(
+                "a dotted key has more than {MAX_KEY_PARTS} parts; the TOML parser takes \
+                 at most {MAX_KEY_PARTS}: nest less deeply (line {line})"
+            ),
+            _ => message,
+        };
+    };
+    let message = match text.get(span.clone()) {
+        Some(key) if message == "duplicate key" => {
+            format!(
+                "duplicate key `{}`: set each key once, remove one of them",
+                key.trim()
+            )
+        }
+        _ if message.starts_with("cannot recurse further") => {
+            "arrays or tables nested deeper than the TOML parser takes: nest less deeply".into()
+        }
+        _ => message,
     };
     let before = text.get(..span.start).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     format!("{message} (line {line}, column {column})")
+}
+
+/// The most parts a dotted key may have before the TOML parser stops with "recursion limit"
+/// (its own bound, which it reports without a place).
+const MAX_KEY_PARTS: usize = 80;
+
+/// The first line whose key (before `=`) or table header has more than [`MAX_KEY_PARTS`]
+/// dot-separated parts, counting dots outside quotes.
+fn too_deep_line(text: &str) -> Option<usize> {
+    let parts = |line: &str| {
+        let mut quote = None;
+        let mut dots = 0;
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '.') => dots += 1,
+                (None, '=' | ']' | '#') => break,
+                _ => {}
+            }
+        }
+        dots + 1
+    };
+    (1..)
+        .zip(text.lines())
+        .find(|(_, line)| parts(line) > MAX_KEY_PARTS)
+        .map(|(n, _)| n)
+}
+
+/// For "unknown field `x`, expected one of `a`, `b`": the expected name `x` was most likely
+/// meant to be, when one is close (the same but for case, `_` and `-`, or two edits away).
+fn suggestion(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (unknown, expected) = rest.split_once('`')?;
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let names = expected.split('`').skip(1).step_by(2);
+    names
+        .map(|name| (edits(&fold(unknown), &fold(name)), name))
+        .filter(|&(distance, name)| distance == 0 || (distance <= 2 && name.len() > 4))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, name)| name)
+}
+
+/// The Levenshtein distance between two short names.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
 }

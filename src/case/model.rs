@@ -91,12 +91,51 @@ pub struct Tool {
     /// Its name, used by `tools/list` and by the calls.
     #[serde(default = "default_tool_name")]
     pub name: String,
-    /// Tool annotations (`readOnlyHint`, `idempotentHint`, ...), as a TOML table.
-    #[serde(default)]
+    /// Tool annotations (`readOnlyHint`, `idempotentHint`, ...), as a TOML table. Only the keys
+    /// of MCP's `ToolAnnotations` load, each with its type ([`Annotations`]): a misspelt hint
+    /// would otherwise be advertised as written and silently mean "not read-only".
+    #[serde(default, deserialize_with = "Annotations::checked")]
     pub annotations: BTreeMap<String, toml::Value>,
     /// The tool's input JSON Schema, as a TOML table.
     #[serde(default)]
     pub input_schema: Option<toml::Table>,
+}
+
+/// MCP's `ToolAnnotations`: what a case's `[tool] annotations` table may hold. Loading goes
+/// through this type so that a key outside it or a value of the wrong type is an error naming
+/// the key; the tool keeps the table as written (only these keys).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Annotations {
+    /// A human-readable title for the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    /// Deserializes a table as [`Annotations`] and gives it back as the table [`Tool`] keeps.
+    fn checked<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<String, toml::Value>, D::Error> {
+        use serde::de::Error;
+        let typed = Annotations::deserialize(deserializer)?;
+        match toml::Value::try_from(typed).map_err(D::Error::custom)? {
+            toml::Value::Table(table) => Ok(table.into_iter().collect()),
+            _ => Err(D::Error::custom("annotations must be a table")),
+        }
+    }
 }
 
 fn default_tool_name() -> String {

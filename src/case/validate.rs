@@ -2,7 +2,11 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
-use super::model::{Call, CaseFile, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply};
+use super::model::{
+    Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply,
+};
+use crate::era::MODERN_VERSION;
+use crate::outcome::{Layer, Outcome};
 use crate::wire::response::has_body;
 use crate::wire::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 use serde_json::Value;
@@ -20,17 +24,48 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         );
         return Err(("protocol_version".into(), msg));
     }
+    one_line(&file.summary).map_err(|msg| ("summary".to_owned(), msg))?;
+    for (k, link) in file.spec.iter().enumerate() {
+        if link.trim().is_empty() {
+            let msg = "an empty link: give the URL of the spec text, or remove the entry";
+            return Err((format!("spec[{k}]"), msg.into()));
+        }
+    }
+    if file.tool.name.is_empty() {
+        let msg = "a tool needs a name; leave out `name` for the default \"synthetic\"";
+        return Err(("tool.name".into(), msg.into()));
+    }
     if file.call.is_empty() {
         let msg = "a case needs at least one [[call]] table".to_owned();
         return Err(("call".into(), msg));
     }
+    let modern = file.protocol_version == MODERN_VERSION;
     for (i, call) in file.call.iter_mut().enumerate() {
-        validate_call(call).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
+        validate_call(call, modern).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
     }
     Ok(())
 }
 
-fn validate_call(call: &mut Call) -> Result<(), Problem> {
+/// `summary` is one line that says something: reports show it after the case id.
+fn one_line(summary: &str) -> Result<(), String> {
+    if summary.trim().is_empty() {
+        return Err("empty: say in one line what the server does".into());
+    }
+    match summary.chars().find(char::is_ascii_control) {
+        Some(c) => Err(format!(
+            "contains {}: a summary is one line of text; say more in a comment",
+            codepoint(c)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `U+000A` for a character in a message.
+fn codepoint(c: char) -> String {
+    format!("U+{:04X}", u32::from(c))
+}
+
+fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
     if let Some(arguments) = &mut call.arguments {
         let value = json_text(arguments).map_err(|msg| ("arguments".to_owned(), msg))?;
         if !value.is_object() {
@@ -39,7 +74,9 @@ fn validate_call(call: &mut Call) -> Result<(), Problem> {
         }
     }
     if call.timeout_ms == Some(0) {
-        return Err(("timeout_ms".into(), "must be at least 1".into()));
+        let msg =
+            format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
+        return Err(("timeout_ms".into(), msg));
     }
     if let Some(ms) = call.timeout_ms {
         bounded("timeout_ms", ms)?;
@@ -57,11 +94,53 @@ fn validate_call(call: &mut Call) -> Result<(), Problem> {
     for (j, reply) in call.resume.iter_mut().enumerate() {
         validate_reply(reply).map_err(|(key, msg)| (format!("resume[{j}].{key}"), msg))?;
     }
-    validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))
+    validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))?;
+    // 2026-07-28 streams are not resumable: the replies can only be bait for a client that
+    // resumes anyway, and then the case must say it expects none.
+    if modern && !call.resume.is_empty() && call.expect.resumes != Some(0) {
+        let msg = format!(
+            "{MODERN_VERSION} streams are not resumable, so a correct client never uses these \
+             replies: name expect.resumes = 0 to check that it does not resume, set a 2025 \
+             protocol_version, or remove [[call.resume]]"
+        );
+        return Err(("resume".into(), msg));
+    }
+    Ok(())
 }
 
-/// The counting keys must be able to hold together.
+/// The expectation must be one a correct client can meet: an outcome that names a layer, a
+/// status and a code the outcome can carry, counting keys that hold together.
 fn validate_expect(expect: &Expect) -> Result<(), Problem> {
+    let outcome = expect.outcome;
+    if outcome == Outcome::UnclassifiedError {
+        let msg = "UNCLASSIFIED_ERROR is what an adapter says when its client hides the layer; \
+                   a case expects what a correct client reports: name the layer's outcome";
+        return Err(("outcome".into(), msg.into()));
+    }
+    if let Some(status) = expect.status {
+        status_fits(outcome, status).map_err(|msg| ("status".to_owned(), msg))?;
+    }
+    if expect.code.is_some() && !matches!(outcome, Outcome::JsonrpcError | Outcome::HttpError) {
+        let msg = format!(
+            "{outcome} carries no JSON-RPC code; only `JSONRPC_ERROR` and `HTTP_ERROR` (with a \
+             JSON-RPC error body) do: drop `code` or change the outcome"
+        );
+        return Err(("code".into(), msg));
+    }
+    let needs_a_call = matches!(outcome.layer(), Layer::Interaction | Layer::Application)
+        || outcome == Outcome::InvalidToolResult;
+    for (key, posts) in [
+        ("tool_posts", expect.tool_posts),
+        ("max_tool_posts", expect.max_tool_posts),
+    ] {
+        if needs_a_call && posts == Some(0) {
+            let msg = format!(
+                "{outcome} is read from the answer to a tools/call, so it needs at least one \
+                 tools/call POST: raise `{key}` or change the outcome"
+            );
+            return Err((key.into(), msg));
+        }
+    }
     if let (Some(posts), Some(most)) = (expect.tool_posts, expect.max_tool_posts)
         && posts > most
     {
@@ -85,8 +164,40 @@ fn validate_expect(expect: &Expect) -> Result<(), Problem> {
     }
 }
 
+/// Whether a client that reports `outcome` can report the HTTP status `status` with it.
+fn status_fits(outcome: Outcome, status: u16) -> Result<(), String> {
+    if !(100..=599).contains(&status) {
+        return Err(format!("{status} is not an HTTP status (100-599)"));
+    }
+    let success = (200..300).contains(&status);
+    let fits = match outcome {
+        Outcome::ConnectionError => false,
+        // 1xx answers are interim: a client waits for the final one.
+        Outcome::HttpError => status >= 300,
+        Outcome::UnclassifiedError => true,
+        _ => success,
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(match outcome {
+        Outcome::ConnectionError => {
+            "CONNECTION_ERROR means no HTTP response came, so there is no status: drop `status`"
+                .to_owned()
+        }
+        Outcome::HttpError => format!(
+            "HTTP_ERROR is a final non-2xx status (300-599), and {status} is not: change the \
+             status or the outcome"
+        ),
+        _ => format!(
+            "{outcome} is never reported with a {status}: a non-2xx status is HTTP_ERROR (the \
+             transport layer decides first); use a 2xx status or expect HTTP_ERROR"
+        ),
+    })
+}
+
 /// The bound of every duration key of a case file (`timeout_ms`, `delay_ms`, `event_gap_ms`,
-/// `min_gaps_ms`): ten minutes. A case that needs longer tests patience, not error handling, and
+/// `min_gaps_ms`, an event's `retry`): ten minutes. A case that needs longer tests patience, not error handling, and
 /// an unbounded one could keep a run from ever ending.
 pub const MAX_DURATION_MS: u64 = 600_000;
 
@@ -163,43 +274,81 @@ fn validate_silent_reply(reply: &Reply) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Headers the wire server writes itself, and what to use instead: a case that set one would
+/// send it twice, or framing that contradicts the body.
+const SERVER_HEADERS: [(&str, &str); 4] = [
+    (
+        "content-type",
+        "set the Content-Type with the `content_type` key, so it is sent once",
+    ),
+    (
+        "content-length",
+        "the server frames the body itself and sends its length; to send fewer bytes than \
+         announced, use `cut_after`",
+    ),
+    (
+        "transfer-encoding",
+        "the server frames the body itself (chunked for SSE and for an `end` other than \
+         \"complete\"); to break the framing, use `end` or `cut_after`",
+    ),
+    (
+        "connection",
+        "the server sends `connection: close` itself when the body does not end normally \
+         (`end`, `cut_after`); remove the header",
+    ),
+];
+
 fn validate_headers(reply: &Reply) -> Result<(), Problem> {
+    let mut seen = std::collections::HashSet::new();
     for (name, value) in &reply.headers {
-        if name.eq_ignore_ascii_case("content-type") {
-            let msg =
-                "set the Content-Type with the `content_type` key, so it is sent once".to_owned();
-            return Err((format!("headers.{name}"), msg));
+        let problem = |msg: String| (format!("headers.{name}"), msg);
+        let lower = name.to_ascii_lowercase();
+        if let Some((_, instead)) = SERVER_HEADERS.iter().find(|(n, _)| *n == lower) {
+            return Err(problem((*instead).to_owned()));
         }
         let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
         if name.is_empty() || !name.chars().all(token) {
-            return Err((
-                format!("headers.{name}"),
-                "not a valid HTTP header name".into(),
-            ));
+            let msg = "not a valid HTTP header name: use letters, digits and `-`";
+            return Err(problem(msg.into()));
         }
-        if value.contains(['\r', '\n']) {
-            let msg = "a header value cannot contain a line break".to_owned();
-            return Err((format!("headers.{name}"), msg));
+        if !seen.insert(lower) {
+            let msg = "the same header twice (names ignore case): keep one of them".to_owned();
+            return Err(problem(msg));
         }
+        field_value(value).map_err(problem)?;
         if value.starts_with(HTTP_DATE) && http_date_offset(value).is_none() {
             let msg = format!(
                 "{value:?} is no date placeholder; write \"{HTTP_DATE}+N\" for N seconds from now"
             );
-            return Err((format!("headers.{name}"), msg));
+            return Err(problem(msg));
         }
         if http_date_offset(value).is_some_and(|n| n > MAX_HTTP_DATE_OFFSET) {
             let msg =
                 format!("{value:?} is too far ahead; N is at most {MAX_HTTP_DATE_OFFSET} (a year)");
-            return Err((format!("headers.{name}"), msg));
+            return Err(problem(msg));
         }
     }
-    if let Some(content_type) = &reply.content_type
-        && content_type.contains(['\r', '\n'])
-    {
-        let msg = "a header value cannot contain a line break".to_owned();
-        return Err(("content_type".into(), msg));
+    if let Some(content_type) = &reply.content_type {
+        field_value(content_type).map_err(|msg| ("content_type".to_owned(), msg))?;
     }
     Ok(())
+}
+
+/// An HTTP field value holds no control character but tab (RFC 9110 §5.5): a line break would
+/// end the header, and a NUL is refused or cut short by most clients.
+fn field_value(value: &str) -> Result<(), String> {
+    match value.chars().find(|&c| c.is_ascii_control() && c != '\t') {
+        Some(c @ ('\r' | '\n')) => Err(format!(
+            "a header value cannot contain a line break ({}): it would end the header; \
+             put each header in its own key",
+            codepoint(c)
+        )),
+        Some(c) => Err(format!(
+            "contains {}, a control character no HTTP header value may hold: remove it",
+            codepoint(c)
+        )),
+        None => Ok(()),
+    }
 }
 
 fn validate_event(event: &mut Event) -> Result<(), Problem> {
@@ -224,8 +373,23 @@ fn validate_event(event: &mut Event) -> Result<(), Problem> {
         ("comment", &event.comment),
     ] {
         if value.as_deref().is_some_and(|v| v.contains(['\r', '\n'])) {
-            return Err((key.into(), "cannot contain a line break".into()));
+            let msg =
+                "cannot contain a line break: it would end the SSE field; keep it on one line";
+            return Err((key.into(), msg.into()));
         }
+    }
+    if event.id.as_deref().is_some_and(|id| id.contains('\0')) {
+        let msg = "an SSE client ignores an id with U+0000 in it (the event-stream rules), so it \
+                   is never sent back as Last-Event-ID: remove the NUL";
+        return Err(("id".into(), msg.into()));
+    }
+    if event.data_raw.as_deref().is_some_and(|d| d.contains('\r')) {
+        let msg = "a `\\r` ends an SSE line too, so it would add a line the case does not show: \
+                   write line breaks as `\\n`; each line becomes its own `data:` line";
+        return Err(("data_raw".into(), msg.into()));
+    }
+    if let Some(retry) = event.retry {
+        bounded("retry", retry)?;
     }
     if let Some(data) = &mut event.data {
         json_text(data).map_err(|msg| ("data".to_owned(), msg))?;

@@ -51,6 +51,7 @@ fn post(body: Value, headers: &[(&str, &str)]) -> Exchange {
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect(),
         body: body.to_string(),
+        dropped: 0,
         reply: Sent {
             by: "prelude",
             status: Some(200),

@@ -27,18 +27,35 @@ pub enum CaptureError {
     /// A header line has no colon.
     #[error("header line {0:?} has no `:`")]
     Header(String),
+    /// A Content-Length that is not a number of bytes.
+    #[error(
+        "Content-Length {0:?} is not a number of bytes, so where the body ends is unknown (a client rejects such a response, RFC 9112 §6.3); correct the value or remove the header"
+    )]
+    ContentLength(String),
+    /// Two Content-Length values that disagree.
+    #[error(
+        "Content-Length {0:?} and {1:?} disagree, so where the body ends is unknown (a client rejects such a response, RFC 9112 §6.3); keep the right one"
+    )]
+    ContentLengths(String, String),
+    /// A header (name, escaped) holding a control character (the byte).
+    #[error(
+        "header {0} holds the control character 0x{1:02x}, which no HTTP header may carry (RFC 9110 §5.5: a client rejects the response); remove it from the capture"
+    )]
+    Control(String, u8),
 }
 
 impl Capture {
-    /// Parses `bytes`. Line ends may be CRLF or LF; a capture with no blank line is all head.
+    /// Parses `bytes`. Line ends may be CRLF, LF or a lone CR (as in SSE), in the head and in
+    /// chunked framing; the head ends at the first empty line, and a capture without one is all
+    /// head. A head a client would reject (a Content-Length that is not a number, or two that
+    /// disagree; a control character in a header) is an error, not a guess.
     pub fn parse(bytes: &[u8]) -> Result<Capture, CaptureError> {
-        let (head, body) = split_head(bytes);
-        let head = String::from_utf8_lossy(head);
-        let mut lines = head.lines();
-        let status = parse_status(lines.next().unwrap_or(""))?;
+        let (lines, body) = split_head(bytes);
+        let mut lines = lines.into_iter().map(String::from_utf8_lossy);
+        let status = parse_status(&lines.next().unwrap_or_default())?;
         let headers = lines
             .filter(|l| !l.trim().is_empty())
-            .map(parse_header)
+            .map(|l| parse_header(&l))
             .collect::<Result<Vec<_>, _>>()?;
         let header = |name: &str| {
             headers
@@ -48,19 +65,21 @@ impl Capture {
         };
         let chunked =
             header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+        // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3), so only an unchunked
+        // body's length is read.
         let (body, end) = if chunked {
             dechunk(body)
         } else {
-            let declared = header("content-length").and_then(|v| v.trim().parse::<usize>().ok());
-            let end = if declared.is_some_and(|n| body.len() < n) {
-                BodyEnd::Cut
-            } else {
-                BodyEnd::Complete
-            };
-            (
-                body[..declared.map_or(body.len(), |n| n.min(body.len()))].to_vec(),
-                end,
-            )
+            match content_length(&headers)? {
+                Some(n) if u64::try_from(body.len()).unwrap_or(u64::MAX) < n => {
+                    (body.to_vec(), BodyEnd::Cut)
+                }
+                Some(n) => (
+                    body[..usize::try_from(n).unwrap_or(body.len())].to_vec(),
+                    BodyEnd::Complete,
+                ),
+                None => (body.to_vec(), BodyEnd::Complete),
+            }
         };
         Ok(Capture {
             status,
@@ -82,18 +101,60 @@ impl Capture {
     }
 }
 
-/// Head and body split at the first blank line (CRLF CRLF or LF LF, whichever comes first).
-fn split_head(bytes: &[u8]) -> (&[u8], &[u8]) {
-    let crlf = find(bytes, b"\r\n\r\n").map(|i| (i, 4));
-    let lf = find(bytes, b"\n\n").map(|i| (i, 2));
-    match [crlf, lf].into_iter().flatten().min_by_key(|(i, _)| *i) {
-        Some((i, len)) => (&bytes[..i], &bytes[i + len..]),
-        None => (bytes, &[]),
+/// The head's lines and the body after the first empty line (all head without one).
+fn split_head(bytes: &[u8]) -> (Vec<&[u8]>, &[u8]) {
+    let mut lines = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (line, after) = match line_end(rest) {
+            Some((at, len)) => (&rest[..at], &rest[at + len..]),
+            None => (rest, &[][..]),
+        };
+        if line.is_empty() {
+            return (lines, after);
+        }
+        lines.push(line);
+        rest = after;
     }
+    (lines, &[])
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// Where the first line end of `bytes` is, and its length: CRLF (2), LF or a lone CR (1).
+fn line_end(bytes: &[u8]) -> Option<(usize, usize)> {
+    let at = bytes.iter().position(|&b| b == b'\n' || b == b'\r')?;
+    let crlf = bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n');
+    Some((at, if crlf { 2 } else { 1 }))
+}
+
+/// The declared body length, `None` without a Content-Length. RFC 9112 §6.3: a value that is
+/// not digits, or values that disagree, leave the body's end unknown and make the response
+/// invalid; identical repeats (also as a list, `5, 5`) are one value. A length too large for a
+/// `u64` is larger than any capture, so it saturates (the body is then cut).
+fn content_length(headers: &[(String, String)]) -> Result<Option<u64>, CaptureError> {
+    let mut declared: Option<(u64, &str)> = None;
+    let values = headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        .map(|(_, value)| value.as_str());
+    for value in values {
+        for element in value.split(',').map(str::trim) {
+            if element.is_empty() || !element.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(CaptureError::ContentLength(value.to_owned()));
+            }
+            let n = element.parse::<u64>().unwrap_or(u64::MAX);
+            match declared {
+                Some((first, text)) if first != n => {
+                    return Err(CaptureError::ContentLengths(
+                        text.to_owned(),
+                        element.to_owned(),
+                    ));
+                }
+                Some(_) => {}
+                None => declared = Some((n, element)),
+            }
+        }
+    }
+    Ok(declared.map(|(n, _)| n))
 }
 
 fn parse_status(line: &str) -> Result<u16, CaptureError> {
@@ -110,7 +171,14 @@ fn parse_header(line: &str) -> Result<(String, String), CaptureError> {
     let (name, value) = line
         .split_once(':')
         .ok_or_else(|| CaptureError::Header(line.to_owned()))?;
-    Ok((name.trim().to_owned(), value.trim().to_owned()))
+    let name = name.trim();
+    // A tab is whitespace in a field value; every other control character is invalid in a
+    // field (RFC 9110 §5.5), and an HTTP client's parser rejects the whole head.
+    if let Some(c) = line.chars().find(|&c| c.is_ascii_control() && c != '\t') {
+        let byte = u8::try_from(c).unwrap_or(u8::MAX);
+        return Err(CaptureError::Control(name.escape_debug().to_string(), byte));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
 }
 
 /// Decodes chunked framing; stops at the last chunk (complete) or where the framing breaks off
@@ -118,15 +186,15 @@ fn parse_header(line: &str) -> Result<(String, String), CaptureError> {
 fn dechunk(mut rest: &[u8]) -> (Vec<u8>, BodyEnd) {
     let mut body = Vec::new();
     loop {
-        let Some(line_end) = find(rest, b"\n") else {
+        let Some((at, len)) = line_end(rest) else {
             return (body, BodyEnd::Cut);
         };
-        let size_text = String::from_utf8_lossy(&rest[..line_end]);
+        let size_text = String::from_utf8_lossy(&rest[..at]);
         let Ok(size) = usize::from_str_radix(size_text.trim().split(';').next().unwrap_or(""), 16)
         else {
             return (body, BodyEnd::Cut);
         };
-        rest = &rest[line_end + 1..];
+        rest = &rest[at + len..];
         if size == 0 {
             return (body, BodyEnd::Complete);
         }
@@ -136,10 +204,9 @@ fn dechunk(mut rest: &[u8]) -> (Vec<u8>, BodyEnd) {
             return (body, BodyEnd::Cut);
         }
         rest = &rest[taken..];
-        rest = rest
-            .strip_prefix(b"\r\n")
-            .or_else(|| rest.strip_prefix(b"\n"))
-            .unwrap_or(rest);
+        if let Some((0, len)) = line_end(rest) {
+            rest = &rest[len..];
+        }
     }
 }
 

@@ -268,8 +268,18 @@ fn initial_state(status: u16, content_type: Option<&str>) -> State {
             reader: SseReader::with_limit(MAX_MESSAGE_BYTES),
             events: 0,
         })),
-        _ => State::WrongType(content_type.map(|ct| one_line(ct, TEXT_CHARS))),
+        _ => State::WrongType(content_type.map(shown_content_type)),
     }
+}
+
+/// A Content-Type for a reason. A control character in it is shown escaped and said: as a
+/// space (what `one_line` makes of it) `application/\0json` would read as nearly right.
+fn shown_content_type(content_type: &str) -> String {
+    if !content_type.chars().any(|c| c.is_control() && c != '\t') {
+        return one_line(content_type, TEXT_CHARS);
+    }
+    let head: String = content_type.chars().take(TEXT_CHARS).collect();
+    format!("{head:?}, which holds a control character")
 }
 
 /// The media type of a Content-Type value: parameters dropped, trimmed, lowercased (media

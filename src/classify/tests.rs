@@ -540,3 +540,125 @@ fn reasons_stay_on_one_short_line() {
     assert!(!got.reason.contains('\n'));
     assert!(got.reason.chars().count() < 120, "{}", got.reason);
 }
+
+#[test]
+fn a_content_type_with_a_control_character_is_shown_escaped_not_as_a_space() {
+    // `one_line` turned the NUL into a space: "Content-Type application/ json" read as if the
+    // type were nearly right, and a trailing NUL vanished altogether.
+    let id = json!(1);
+    let got = classify(
+        200,
+        Some("application/json\0"),
+        b"{}",
+        BodyEnd::Complete,
+        &id,
+    );
+    assert_eq!(got.outcome, UnexpectedContentType);
+    assert_eq!(
+        got.reason,
+        "HTTP 200 with Content-Type \"application/json\\0\", which holds a control character"
+    );
+}
+
+// Captures: the head as a person pastes it or a proxy logs it.
+
+mod captures {
+    use super::*;
+    use crate::classify::capture::{Capture, CaptureError};
+
+    fn classified(text: &str) -> Classification {
+        Capture::parse(text.as_bytes()).unwrap().classify(&json!(1))
+    }
+
+    const IS_ERROR: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#;
+
+    #[test]
+    fn cr_only_line_ends_end_the_head_like_crlf_and_lf() {
+        for eol in ["\r\n", "\n", "\r"] {
+            let text =
+                format!("HTTP/1.1 200 OK{eol}Content-Type: application/json{eol}{eol}{IS_ERROR}");
+            let got = classified(&text);
+            assert_eq!(got.outcome, ToolError, "{eol:?}: {}", got.reason);
+        }
+    }
+
+    #[test]
+    fn cr_only_chunked_framing_is_decoded() {
+        let event = format!("data: {IS_ERROR}\r\r");
+        let text = format!(
+            "HTTP/1.1 200 OK\rContent-Type: text/event-stream\rTransfer-Encoding: chunked\r\r{:x}\r{event}\r0\r\r",
+            event.len()
+        );
+        let capture = Capture::parse(text.as_bytes()).unwrap();
+        assert_eq!(capture.end, BodyEnd::Complete);
+        assert_eq!(capture.body, event.as_bytes());
+        assert_eq!(capture.classify(&json!(1)).outcome, ToolError);
+    }
+
+    #[test]
+    fn an_unparsable_content_length_is_an_error_naming_it() {
+        for value in ["abc", "-1", "+2", "1 2", ""] {
+            let text = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {value}\r\n\r\n{SUCCESS}"
+            );
+            let error = Capture::parse(text.as_bytes()).unwrap_err();
+            assert_eq!(
+                error,
+                CaptureError::ContentLength(value.to_owned()),
+                "{value:?}"
+            );
+            let message = error.to_string();
+            assert!(
+                message.contains(&format!("Content-Length {value:?}")),
+                "{message}"
+            );
+            assert!(message.contains("remove the header"), "{message}");
+        }
+    }
+
+    #[test]
+    fn content_lengths_that_disagree_are_an_error_and_repeats_are_one() {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+        let conflict = format!("{head}Content-Length: 2\r\nContent-Length: 5\r\n\r\n{{}}");
+        let error = Capture::parse(conflict.as_bytes()).unwrap_err();
+        assert_eq!(error, CaptureError::ContentLengths("2".into(), "5".into()));
+        let len = SUCCESS.len();
+        for same in [
+            format!("Content-Length: {len}\r\nContent-Length: {len}"),
+            format!("Content-Length: {len}, {len}"),
+        ] {
+            let text = format!("{head}{same}\r\n\r\n{SUCCESS}");
+            assert_eq!(classified(&text).outcome, ToolSuccess, "{same}");
+        }
+        // A declared length past what any capture holds is a cut body, not an overflow.
+        let huge = format!("{head}Content-Length: 99999999999999999999999\r\n\r\n{SUCCESS}");
+        assert_eq!(classified(&huge).outcome, StreamIncomplete);
+    }
+
+    #[test]
+    fn a_control_character_in_a_header_is_an_error_naming_the_header() {
+        for (header, byte) in [
+            ("Content-Type: application/json\0", 0u8),
+            ("Content-Type: application/\u{1}json", 1),
+            ("X-Note: a\u{7f}", 0x7f),
+        ] {
+            let text = format!("HTTP/1.1 200 OK\r\n{header}\r\n\r\n{SUCCESS}");
+            let error = Capture::parse(text.as_bytes()).unwrap_err();
+            let name = header.split(':').next().unwrap();
+            assert_eq!(
+                error,
+                CaptureError::Control(name.to_owned(), byte),
+                "{header:?}"
+            );
+            assert!(
+                error
+                    .to_string()
+                    .contains(&format!("header {name} holds the control character")),
+                "{error}"
+            );
+        }
+        // A tab is whitespace in a header value, not a control character.
+        let tab = format!("HTTP/1.1 200 OK\r\nContent-Type:\tapplication/json\r\n\r\n{SUCCESS}");
+        assert_eq!(classified(&tab).outcome, ToolSuccess);
+    }
+}

@@ -2,7 +2,7 @@
 //! stays consistent.
 
 use super::trial::Kept;
-use crate::explain::{expected, explain, observed};
+use crate::explain::{Mismatch, explain, shown_id};
 use crate::record::CaseRecord;
 use crate::report::ReportPaths;
 use crate::standing::{Counts, Standing};
@@ -22,7 +22,7 @@ pub(crate) fn failure(record: &CaseRecord) -> String {
 pub(crate) fn stale(record: &CaseRecord, reason: &str, baseline: &str) -> String {
     format!(
         "{} passes now: remove it from the baseline {baseline} (it was accepted because: {reason})",
-        record.id
+        shown_id(&record.id)
     )
 }
 
@@ -30,7 +30,8 @@ pub(crate) fn stale(record: &CaseRecord, reason: &str, baseline: &str) -> String
 pub(crate) fn warning(record: &CaseRecord, why: &str) -> String {
     let head = format!(
         "warning: {}: {}, not failing the run: {why}",
-        record.id, record.verdict
+        shown_id(&record.id),
+        record.verdict
     );
     with_calls(head, record)
 }
@@ -39,21 +40,25 @@ pub(crate) fn warning(record: &CaseRecord, why: &str) -> String {
 pub(crate) fn accepted(record: &CaseRecord, reason: &str, baseline: &str) -> String {
     let head = format!(
         "note: {}: {}, accepted by the baseline {baseline}: {reason}",
-        record.id, record.verdict
+        shown_id(&record.id),
+        record.verdict
     );
     with_calls(head, record)
 }
 
-/// `head`, then what each call expected and observed, indented.
+/// `head`, then what each call expected and observed and what differs, indented.
 fn with_calls(head: String, record: &CaseRecord) -> String {
     let mut text = head;
     for call in &record.calls {
+        let mismatch = Mismatch::of(call);
         let _ = write!(
             text,
             "\n  expected: {}\n  observed: {}",
-            expected(call),
-            observed(call)
+            mismatch.expected, mismatch.observed
         );
+        for problem in &mismatch.problems {
+            let _ = write!(text, "\n  - {problem}");
+        }
     }
     text
 }
@@ -123,10 +128,10 @@ pub(crate) fn summary(adapter: &str, kept: &[Kept]) -> String {
 
 /// The cases the baseline accepted, by name, when there are any.
 pub(crate) fn accepted_list(kept: &[Kept]) -> Option<String> {
-    let ids: Vec<&str> = kept
+    let ids: Vec<_> = kept
         .iter()
         .filter(|k| matches!(k.record.standing, Standing::Accepted(_)))
-        .map(|k| k.record.id.as_str())
+        .map(|k| shown_id(&k.record.id))
         .collect();
     (!ids.is_empty()).then(|| {
         format!(

@@ -84,7 +84,9 @@ impl<A: Driver + 'static> Harness<A> {
         };
         let harness = Arc::clone(self);
         let source = planned.source.clone();
-        Trial::ignorable_test(source.id.clone(), move || {
+        // Named as printed: an id with a newline would break libtest's lines.
+        let name = crate::explain::shown_id(&source.id).into_owned();
+        Trial::ignorable_test(name, move || {
             let _ended = Ended(&harness.ended);
             if let Some(reason) = &harness.unavailable {
                 return Ok(Completion::ignored_with(format!("unavailable: {reason}")));
@@ -264,6 +266,14 @@ mod tests {
             assert_eq!(harness.unused_checks().len(), 1);
             assert!(harness.unused_checks()[0].contains("`name-header`"));
         }
+    }
+
+    #[test]
+    fn a_case_id_with_a_newline_names_its_trial_escaped() {
+        let (harness, mut plan) = harness(&["tool/success"], "");
+        plan.cases[0].source.id = "two\nlines".into();
+        let trials = harness.trials(&plan, &args(1));
+        assert_eq!(trials[0].name(), "two\\nlines");
     }
 
     #[test]

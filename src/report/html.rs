@@ -8,6 +8,8 @@
 
 use super::json::{JsonCall, JsonCase, JsonReport};
 use super::{ReportError, Reporter, RunReport};
+use crate::observation::AdapterReport;
+use crate::standing::Standing;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -47,8 +49,10 @@ pub fn render(reports: &[JsonReport]) -> String {
         }
     );
     head(&mut page, &title);
+    summary(&mut page, reports);
+    failures(&mut page, reports);
     legend(&mut page);
-    page.push_str("<table class=\"matrix\">\n");
+    page.push_str("<h2 id=\"matrix\">Every case</h2>\n<table class=\"matrix\">\n");
     column_heads(&mut page, reports);
     body(&mut page, &rows, reports);
     page.push_str("</table>\n");
@@ -102,6 +106,16 @@ table.matrix { border-collapse: collapse; }
 .v-none { background: repeating-linear-gradient(45deg, #fff, #fff 4px, #eee 4px, #eee 8px); }
 .soft { outline: 2px dashed #8a6d00; outline-offset: -4px; }
 td summary { cursor: pointer; font-weight: 600; }
+td summary .seen { display: block; font-weight: normal; font-size: 12px; }
+table.summary { border-collapse: collapse; margin-bottom: 1em; }
+.summary th, .summary td { border: 1px solid #bbb; padding: .2em .5em; text-align: left; }
+.summary td { text-align: right; }
+.summary td:last-child { text-align: left; }
+.n-fail, .n-hang, .n-adapter-error, .n-stale { color: #a00000; font-weight: 600; }
+h2 { font-size: 1.15em; margin: 1.2em 0 .4em; }
+h3 { font-size: 1em; margin: .5em 0 .2em; }
+.deviations { margin: .3em 0; }
+.deviations ul { margin: .2em 0 .6em; }
 td details[open] { min-width: 36em; max-width: 60em; }
 .cell dl { display: grid; grid-template-columns: max-content 1fr; gap: .1em .6em; margin: .3em 0; }
 .cell dt { color: #555; }
@@ -210,11 +224,12 @@ fn body(page: &mut String, rows: &[Row<'_>], reports: &[JsonReport]) {
 fn case_row(page: &mut String, row: &Row<'_>, reports: &[JsonReport]) {
     let _ = write!(
         page,
-        "<tr data-case=\"{id}\"><th scope=\"row\"><code>{id}</code>\
+        "<tr id=\"{anchor}\" data-case=\"{id}\"><th scope=\"row\"><code>{id}</code>\
          <span class=\"grade\">{}</span><span class=\"sub\">{}</span></th>",
         row.grade.as_str(),
         esc(row.summary),
-        id = esc(row.id)
+        id = esc(row.id),
+        anchor = anchor(row.id)
     );
     for report in reports {
         match report.cases.iter().find(|c| c.id == row.id) {
@@ -239,9 +254,11 @@ fn cell(page: &mut String, case: &JsonCase) {
     let _ = write!(
         page,
         "<td class=\"v-{verdict}{soft}\" data-verdict=\"{verdict}\" data-status=\"{}\" \
-         data-standing=\"{}\"><details><summary>{verdict}{label}</summary><div class=\"cell\">",
+         data-standing=\"{}\"><details><summary>{verdict}{label}<span class=\"seen\">{}</span>\
+         </summary><div class=\"cell\">",
         case.status.as_str(),
-        esc(standing)
+        esc(standing),
+        esc(&seen(case))
     );
     cell_details(page, case);
     page.push_str("</div></details></td>");
@@ -298,8 +315,197 @@ fn call_details(page: &mut String, index: usize, call: &JsonCall) {
         page.push_str("</ul>");
     }
     if let Some(log) = &call.adapter_log {
-        let _ = write!(page, "<h4>adapter stderr</h4><pre>{}</pre>", esc(log));
+        let (stderr, notes) = split_log(log);
+        if !stderr.trim().is_empty() {
+            let _ = write!(page, "<h4>adapter stderr</h4><pre>{}</pre>", esc(&stderr));
+        }
+        if !notes.is_empty() {
+            let _ = write!(page, "<h4>runner notes</h4><pre>{}</pre>", esc(&notes));
+        }
     }
+}
+
+/// What a cell shows closed: the observed outcome of the call that decided the verdict, and
+/// what differs from the expectation (the problems' keys, failed checks by name).
+fn seen(case: &JsonCase) -> String {
+    if case.error.is_some() {
+        return "case did not run".to_owned();
+    }
+    let Some(call) = case
+        .calls
+        .iter()
+        .find(|c| c.verdict == case.verdict)
+        .or(case.calls.first())
+    else {
+        return String::new();
+    };
+    let observed = match &call.observed {
+        Some(AdapterReport::Observed(o)) => {
+            let status = o.status.map(|s| format!(" {s}")).unwrap_or_default();
+            let code = o.code.map(|c| format!(" {c}")).unwrap_or_default();
+            format!("{}{status}{code}", o.outcome)
+        }
+        // Nothing to compare: the problem itself says what happened.
+        Some(AdapterReport::Unsupported { unsupported }) => return unsupported.clone(),
+        None => return call.problems.first().cloned().unwrap_or_default(),
+    };
+    let differs = differs(call);
+    match differs.is_empty() {
+        true => observed,
+        false => format!("{observed} ({})", differs.join(", ")),
+    }
+}
+
+/// The keys a call's problems name (`status: expected 503, observed none` names `status`),
+/// then its failed checks.
+fn differs(call: &JsonCall) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for problem in &call.problems {
+        let key = problem.split_once(':').map(|(key, _)| key).unwrap_or("");
+        let word = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let key = if word { key } else { "other" };
+        if key != "outcome" && !keys.iter().any(|k| k == key) {
+            keys.push(key.to_owned());
+        }
+    }
+    let checks = call.checks.iter().filter(|c| !c.passed);
+    keys.extend(checks.map(|c| format!("check {}", c.name)));
+    keys
+}
+
+/// An adapter log split into what the adapter wrote and the runner's own notes (the lines
+/// `AdapterLog::note` marks).
+fn split_log(log: &str) -> (String, String) {
+    const MARK: &str = "[mcp-error-layers] ";
+    let (mut stderr, mut notes) = (String::new(), String::new());
+    for line in log.split_inclusive('\n') {
+        match line.strip_prefix(MARK) {
+            Some(note) => notes.push_str(note),
+            None => stderr.push_str(line),
+        }
+    }
+    (stderr, notes)
+}
+
+/// The row's `id` attribute: the case id with every character outside `[A-Za-z0-9-]` as `_`.
+pub fn anchor(id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("case-{safe}")
+}
+
+/// Per adapter: how many cases stand how, over all and per layer (the layer of the outcome
+/// the case's first call expects).
+fn summary(page: &mut String, reports: &[JsonReport]) {
+    if reports.is_empty() {
+        return;
+    }
+    page.push_str(
+        "<h2>Summary</h2>\n<table class=\"summary\">\n<thead><tr><th scope=\"col\">adapter</th>",
+    );
+    for word in Standing::WORDS {
+        let _ = write!(page, "<th scope=\"col\">{word}</th>");
+    }
+    page.push_str("<th scope=\"col\">by layer: pass / cases</th></tr></thead>\n<tbody>\n");
+    for report in reports {
+        let count = |word: &str| {
+            report
+                .cases
+                .iter()
+                .filter(|c| c.standing_word() == word)
+                .count()
+        };
+        let _ = write!(page, "<tr><th scope=\"row\">{}</th>", esc(&label(report)));
+        for word in Standing::WORDS {
+            let n = count(word);
+            let class = if n > 0 { word } else { "none" };
+            let _ = write!(page, "<td class=\"n-{class}\">{n}</td>");
+        }
+        let _ = writeln!(page, "<td>{}</td></tr>", esc(&by_layer(report)));
+    }
+    page.push_str("</tbody>\n</table>\n");
+}
+
+fn label(report: &JsonReport) -> String {
+    match &report.adapter.version {
+        Some(version) => format!("{} {version}", report.adapter.name),
+        None => report.adapter.name.clone(),
+    }
+}
+
+fn by_layer(report: &JsonReport) -> String {
+    let mut layers: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for case in &report.cases {
+        let Some(call) = case.calls.first() else {
+            continue;
+        };
+        let entry = layers
+            .entry(call.expected.outcome.layer().to_string())
+            .or_default();
+        entry.1 += 1;
+        if case.standing_word() == "pass" {
+            entry.0 += 1;
+        }
+    }
+    let parts: Vec<String> = layers
+        .iter()
+        .map(|(layer, (pass, all))| format!("{layer} {pass}/{all}"))
+        .collect();
+    parts.join(" · ")
+}
+
+/// Failures first, without script: per adapter, the cases that fail its run, then those that
+/// deviate without failing it, each a link to its row.
+fn failures(page: &mut String, reports: &[JsonReport]) {
+    if reports.is_empty() {
+        return;
+    }
+    page.push_str("<h2>What deviates</h2>\n");
+    for report in reports {
+        let failing: Vec<&JsonCase> = report.cases.iter().filter(|c| c.fails_run).collect();
+        let soft: Vec<&JsonCase> = report
+            .cases
+            .iter()
+            .filter(|c| !c.fails_run && matches!(c.standing_word(), "warning" | "accepted"))
+            .collect();
+        let _ = write!(
+            page,
+            "<details class=\"deviations\"{}><summary>{}: {} fail the run, {} deviate without failing it</summary>",
+            if failing.is_empty() { "" } else { " open" },
+            esc(&label(report)),
+            failing.len(),
+            soft.len()
+        );
+        deviation_list(page, "fail the run", &failing);
+        deviation_list(page, "accepted or warnings", &soft);
+        page.push_str("</details>\n");
+    }
+}
+
+fn deviation_list(page: &mut String, title: &str, cases: &[&JsonCase]) {
+    if cases.is_empty() {
+        return;
+    }
+    let _ = write!(page, "<h3>{}</h3><ul>", esc(title));
+    for case in cases {
+        let _ = write!(
+            page,
+            "<li><a href=\"#{}\"><code>{}</code></a> {} · {}</li>",
+            anchor(&case.id),
+            esc(&case.id),
+            esc(case.standing_word()),
+            esc(&seen(case))
+        );
+    }
+    page.push_str("</ul>");
 }
 
 /// Text for HTML: the five characters with a meaning in markup or attributes become

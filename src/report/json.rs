@@ -214,8 +214,11 @@ pub struct JsonExchange {
     pub jsonrpc_method: Option<String>,
     /// The headers as received, `[name, value]` pairs with lowercase names.
     pub headers: Vec<(String, String)>,
-    /// The request body (lossy UTF-8).
+    /// The request body (lossy UTF-8), as much of it as the record kept.
     pub body: String,
+    /// How many bytes of the request the record did not keep (its bounds); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped: usize,
     /// What the server sent back.
     pub reply: JsonReply,
 }
@@ -231,6 +234,13 @@ pub struct JsonReply {
     pub end: String,
     /// The bytes written, head and body, as text (capped).
     pub bytes: String,
+    /// How many bytes written the record did not keep (its bounds); absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A JSON report that cannot be read: which file, and why.
@@ -394,11 +404,13 @@ impl JsonExchange {
             jsonrpc_method: e.jsonrpc_method.clone(),
             headers: e.headers.clone(),
             body: e.body.clone(),
+            dropped: e.dropped,
             reply: JsonReply {
                 by: e.reply.by.to_owned(),
                 status: e.reply.status,
                 end: e.reply.end.to_owned(),
                 bytes: e.reply.bytes.clone(),
+                dropped: e.reply.dropped,
             },
         }
     }

@@ -8,7 +8,7 @@
 //! property (`accepted`, with the baseline's reason) and the explanation on `system-out`.
 
 use super::{Reporter, RunReport, adapter_log, mismatch_line};
-use crate::explain::explain;
+use crate::explain::{explain, shown_id};
 use crate::record::CaseRecord;
 use crate::standing::Standing;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
@@ -64,8 +64,9 @@ fn generator() -> String {
 
 fn test_case(record: &CaseRecord) -> TestCase {
     let standing = &record.standing;
-    let mut case = TestCase::new(record.id.as_str(), case_status(record));
-    case.set_classname(classname(&record.id));
+    let id = shown_id(&record.id);
+    let mut case = TestCase::new(id.as_ref(), case_status(record));
+    case.set_classname(classname(&id));
     case.set_time(record.duration);
     case.add_property(Property::new("grade", record.grade.as_str()));
     case.add_property(Property::new("verdict", record.verdict.as_str()));

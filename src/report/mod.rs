@@ -7,7 +7,7 @@
 //! with each other and with the libtest result case by case. The formats, the JSON schema and the
 //! environment variables are documented in `docs/reports.md`.
 
-use crate::explain::{expected, observed};
+use crate::explain::Mismatch;
 use crate::record::{CallRecord, CaseRecord};
 pub use crate::standing::{Counts, Status};
 use crate::verdict::Verdict;
@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use format::{Format, REPORT_DIR_VAR, ReportPaths};
 
+pub mod diff;
 mod format;
 pub mod html;
 pub mod json;
@@ -112,8 +113,8 @@ pub fn write_file(
     out.flush().map_err(named)
 }
 
-/// One line saying what went wrong: per call that did not pass, expected vs observed; why the
-/// case did not run; or that a baseline entry is stale. Empty for a case whose calls all passed.
+/// One line saying what went wrong: per call that did not pass, expected vs observed and what
+/// differs ([`Mismatch::one_line`]); why the case did not run; or that a baseline entry is stale. Empty for a case whose calls all passed.
 pub fn mismatch_line(record: &CaseRecord) -> String {
     if let Some(error) = &record.error {
         return format!("case did not run: {}", one_line(error));
@@ -136,11 +137,7 @@ pub fn mismatch_line(record: &CaseRecord) -> String {
             } else {
                 String::new()
             };
-            format!(
-                "{lead}expected {}, observed {}",
-                expected(call),
-                observed(call)
-            )
+            format!("{lead}{}", one_line(&Mismatch::of(call).one_line()))
         })
         .collect();
     lines.join("; ")

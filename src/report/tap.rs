@@ -8,7 +8,7 @@
 //! reason`).
 
 use super::{Counts, Reporter, RunReport, mismatch_line};
-use crate::explain::{expected, observed};
+use crate::explain::{expected, observed, shown_id};
 use crate::record::{CallRecord, CaseRecord};
 use crate::standing::Standing;
 use crate::transcript;
@@ -60,7 +60,7 @@ fn header(report: &RunReport) -> String {
 }
 
 fn test_point(out: &mut dyn Write, n: usize, record: &CaseRecord) -> io::Result<()> {
-    let id = escaped(&record.id);
+    let id = escaped(&shown_id(&record.id));
     let todo = |out: &mut dyn Write, why: String| {
         writeln!(out, "not ok {n} - {id} # TODO {}", escaped(&why))?;
         out.write_all(indented(&diagnostics(record, "todo")).as_bytes())

@@ -3,6 +3,7 @@
 
 mod date;
 pub mod http;
+mod limits;
 mod placeholder;
 mod prelude;
 pub mod record;
@@ -11,20 +12,23 @@ mod script;
 mod tap;
 
 pub use date::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
+pub use limits::Limits;
 pub use placeholder::Placeholders;
 pub use record::{Exchange, Sent};
 
 use crate::case::{Call, CaseFile, Target};
 use http::{ReadError, Request, read_request};
+use limits::{Backoff, one_connections_error};
+use record::{Arrival, Recorder, Seen};
 use response::{Ending, Response};
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 use tap::Tap;
-use tokio::io::BufReader;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -41,24 +45,36 @@ pub struct WireServer {
 #[derive(Debug)]
 struct Shared {
     case: Arc<CaseFile>,
-    started: Instant,
+    limits: Limits,
     call: AtomicUsize,
     sessions: AtomicUsize,
-    record: Arc<Mutex<Vec<Exchange>>>,
+    recorder: Arc<Recorder>,
+    /// Accepts that failed (descriptors, memory), each followed by a back-off.
+    accept_errors: AtomicU64,
+    /// Connections open now.
+    connections: AtomicUsize,
 }
 
 impl WireServer {
-    /// Binds 127.0.0.1:0 and starts serving `case`. Only loopback is ever bound.
+    /// Binds 127.0.0.1:0 and starts serving `case` within the default [`Limits`]. Only
+    /// loopback is ever bound.
     pub fn start(case: Arc<CaseFile>) -> std::io::Result<WireServer> {
+        Self::start_with(case, Limits::default())
+    }
+
+    /// [`WireServer::start`] within `limits`.
+    pub fn start_with(case: Arc<CaseFile>, limits: Limits) -> std::io::Result<WireServer> {
         let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             case,
-            started: Instant::now(),
+            limits,
             call: AtomicUsize::new(0),
             sessions: AtomicUsize::new(0),
-            record: Arc::default(),
+            recorder: Arc::new(Recorder::new(limits)),
+            accept_errors: AtomicU64::new(0),
+            connections: AtomicUsize::new(0),
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -86,20 +102,38 @@ impl WireServer {
         self.addr
     }
 
+    /// When the server started: every `at_ms` counts from here.
+    pub fn started(&self) -> Instant {
+        self.shared.recorder.started()
+    }
+
     /// Makes call `index` (0-based) of the case the one whose replies answer `tools/call`.
     pub fn begin_call(&self, index: usize) {
         self.shared.call.store(index, Ordering::SeqCst);
     }
 
-    /// Every exchange so far, in arrival order.
+    /// Every exchange kept so far, in arrival order (a copy; see [`WireServer::with_record`]).
     pub fn record(&self) -> Vec<Exchange> {
         self.with_record(<[Exchange]>::to_vec)
     }
 
-    /// `f` of the exchanges so far, without copying them. The server cannot record while `f`
-    /// runs, so keep it short.
+    /// `f` of the exchanges kept so far, without copying them. The server cannot record while
+    /// `f` runs, so keep it short.
     pub fn with_record<R>(&self, f: impl FnOnce(&[Exchange]) -> R) -> R {
-        f(&self.shared.record.lock().unwrap_or_else(|p| p.into_inner()))
+        self.shared.recorder.read(|record| f(record.exchanges()))
+    }
+
+    /// A receiver whose value changes after every change to the record (a request arrives,
+    /// bytes go out, an exchange ends): wait on it instead of polling the record.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.shared.recorder.subscribe()
+    }
+
+    /// Forgets the oldest `count` exchanges kept, for an owner that has read them and serves
+    /// on (`serve`): their bytes no longer count against [`Limits::record_bytes`]. Which reply
+    /// answers next, and [`WireServer::tool_posts`], do not change.
+    pub fn forget(&self, count: usize) {
+        self.shared.recorder.update(|record| record.forget(count));
     }
 
     /// Stops the server and waits until its runtime, connections and sockets are gone.
@@ -112,12 +146,19 @@ impl WireServer {
 
     /// How many `tools/call` POSTs arrived while call `index` was current.
     pub fn tool_posts(&self, index: usize) -> u32 {
-        let record = self.shared.record.lock().unwrap_or_else(|p| p.into_inner());
-        let count = record
-            .iter()
-            .filter(|e| e.call == index && e.is_tool_call())
-            .count();
+        let count = self.shared.recorder.read(|record| record.tool_posts(index));
         u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
+    /// How many accepts have failed so far (out of descriptors or memory); each was followed
+    /// by a back-off, and the first was logged to stderr.
+    pub fn accept_errors(&self) -> u64 {
+        self.shared.accept_errors.load(Ordering::SeqCst)
+    }
+
+    /// How many connections are open now.
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
     }
 }
 
@@ -132,33 +173,86 @@ impl Drop for WireServer {
 }
 
 /// Accepts until told to stop; returning drops the runtime's tasks and so every connection.
+/// A failed accept (`EMFILE`: the connection stays in the backlog and the listener ready)
+/// waits a back-off instead of spinning; the first is logged.
 async fn serve(listener: StdListener, shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
     let Ok(listener) = TcpListener::from_std(listener) else {
         return;
     };
+    let mut backoff = Backoff::default();
     loop {
+        let error = tokio::select! {
+            _ = stopped.changed() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    backoff.succeeded();
+                    tokio::spawn(connection(stream, Arc::clone(&shared)));
+                    continue;
+                }
+                Err(error) if one_connections_error(&error) => continue,
+                Err(error) => error,
+            }
+        };
+        if shared.accept_errors.fetch_add(1, Ordering::SeqCst) == 0 {
+            let port = listener.local_addr().map_or(0, |a| a.port());
+            eprintln!(
+                "wire server on port {port}: cannot accept a connection ({error}); retrying \
+                 with a back-off of up to {} ms (logged once; `ulimit -n` raises the limit on \
+                 open files)",
+                Backoff::MOST.as_millis()
+            );
+        }
+        let wait = backoff.failed();
         tokio::select! {
             _ = stopped.changed() => return,
-            accepted = listener.accept() => {
-                if let Ok((stream, _)) = accepted {
-                    tokio::spawn(connection(stream, Arc::clone(&shared)));
-                }
-            }
+            () = tokio::time::sleep(wait) => {}
         }
     }
 }
 
-/// Serves requests on one connection until a response ends it.
+/// Counts a connection as open until dropped.
+struct Open<'a>(&'a AtomicUsize);
+
+impl<'a> Open<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Open(count)
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Serves requests on one connection until a response ends it, or until it sends no complete
+/// request within [`Limits::request_within`].
 async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
+    let _open = Open::new(&shared.connections);
     let _ = stream.set_nodelay(true);
+    let within = shared.limits.request_within;
     let ending = {
         let (read, mut write) = stream.split();
         let mut reader = BufReader::new(read);
         loop {
-            let request = match read_request(&mut reader).await {
-                Ok(request) => request,
-                Err(ReadError::Closed | ReadError::Io(_)) => break Ending::Close,
-                Err(ReadError::Bad(why)) => break bad_request(&shared, &mut write, &why).await,
+            let deadline = tokio::time::Instant::now().checked_add(within);
+            // Waiting for the first byte: silence past the bound closes without a word (an
+            // idle keep-alive connection, or one that never sent anything).
+            match within_deadline(deadline, reader.fill_buf()).await {
+                Some(Ok(buffered)) if !buffered.is_empty() => {}
+                _ => break Ending::Close,
+            }
+            let request = match within_deadline(deadline, read_request(&mut reader)).await {
+                Some(Ok(request)) => request,
+                Some(Err(ReadError::Closed | ReadError::Io(_))) => break Ending::Close,
+                Some(Err(ReadError::Bad(why))) => {
+                    break refuse(&shared, &mut write, 400, &why).await;
+                }
+                None => {
+                    let why = format!("no complete request within {} ms", within.as_millis());
+                    break refuse(&shared, &mut write, 408, &why).await;
+                }
             };
             let (tap, response) = dispatch(&shared, &request);
             match response::send(&mut write, &tap, &response).await {
@@ -171,13 +265,29 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
     end_connection(stream, ending).await;
 }
 
-async fn end_connection(stream: TcpStream, ending: Ending) {
+/// `future`'s output, or `None` once `deadline` passes (never without one).
+async fn within_deadline<F: Future>(
+    deadline: Option<tokio::time::Instant>,
+    future: F,
+) -> Option<F::Output> {
+    match deadline {
+        Some(deadline) => tokio::time::timeout_at(deadline, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+async fn end_connection(mut stream: TcpStream, ending: Ending) {
     match ending {
         Ending::Reset => {
             // SO_LINGER 0 makes close send RST instead of FIN.
             let _ = stream.set_zero_linger();
         }
-        Ending::Stall => std::future::pending::<()>().await,
+        Ending::Stall => {
+            // Nothing more goes out, for as long as the client waits: once it closes (or the
+            // server stops) the socket goes, so that clients that gave up do not pile up.
+            let mut sink = [0; 1024];
+            while let Ok(1..) = stream.read(&mut sink).await {}
+        }
         Ending::Close | Ending::KeepAlive => {}
     }
     drop(stream);
@@ -192,34 +302,34 @@ fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
         .and_then(|m| m.get("method"))
         .and_then(Value::as_str);
     let call = shared.call.load(Ordering::SeqCst);
-    let mut record = shared.record.lock().unwrap_or_else(|p| p.into_inner());
-    let earlier = Earlier::count(&record, call);
     let script = shared.case.call.get(call);
-    let pick = script.and_then(|script| pick(script, request, method, &earlier));
-    let placeholders = match pick {
-        Some(Pick::Resume(_)) => last_tool_call(&record, call).map(placeholders_of),
-        _ => message.as_ref().map(Placeholders::from_request),
-    };
-    let minted = (method == Some("initialize")).then(|| {
-        let number = shared.sessions.fetch_add(1, Ordering::SeqCst);
-        format!("mcp-error-layers-session-{number}")
+    let at_ms = shared.recorder.elapsed_ms();
+    let (number, pick, placeholders, minted) = shared.recorder.update(|record| {
+        let seen = record.seen(call);
+        let pick = script.and_then(|script| pick(script, request, method, &seen));
+        let placeholders = match pick {
+            Some(Pick::Resume(_)) => seen.last_tool_call,
+            _ => message.as_ref().map(Placeholders::from_request),
+        };
+        let minted = (method == Some("initialize")).then(|| {
+            let number = shared.sessions.fetch_add(1, Ordering::SeqCst);
+            format!("mcp-error-layers-session-{number}")
+        });
+        let number = record.push(Arrival {
+            at_ms,
+            call,
+            request,
+            message: message.as_ref(),
+            jsonrpc_method: method,
+            reply: Sent {
+                script_index: pick.map(Pick::index),
+                session: minted.clone(),
+                ..Sent::default()
+            },
+        });
+        (number, pick, placeholders, minted)
     });
-    record.push(Exchange {
-        at_ms: u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        call,
-        http_method: request.method.clone(),
-        path: request.path.clone(),
-        jsonrpc_method: method.map(str::to_owned),
-        headers: request.headers.clone(),
-        body: String::from_utf8_lossy(&request.body).into_owned(),
-        reply: Sent {
-            script_index: pick.map(Pick::index),
-            session: minted.clone(),
-            ..Sent::default()
-        },
-    });
-    let tap = Tap::new(Arc::clone(&shared.record), record.len() - 1, shared.started);
-    drop(record);
+    let tap = Tap::new(Arc::clone(&shared.recorder), number);
     let (by, response) = match (pick, script, placeholders) {
         (Some(Pick::Reply(i)), Some(script), Some(p)) => {
             ("script", script::response(&script.reply[i], &p))
@@ -257,34 +367,8 @@ impl Pick {
     }
 }
 
-/// What the current call has seen so far.
-struct Earlier {
-    posts: usize,
-    tool_posts: usize,
-    gets: usize,
-}
-
-impl Earlier {
-    fn count(record: &[Exchange], call: usize) -> Self {
-        let mine = || record.iter().filter(|e| e.call == call);
-        Earlier {
-            posts: mine().filter(|e| e.http_method == "POST").count(),
-            tool_posts: mine().filter(|e| e.is_tool_call()).count(),
-            gets: mine().filter(|e| e.is_resumption()).count(),
-        }
-    }
-}
-
-/// The body of the call's latest `tools/call`: what a resumed stream answers.
-fn last_tool_call(record: &[Exchange], call: usize) -> Option<&str> {
-    let mine = record.iter().filter(|e| e.call == call);
-    mine.rev()
-        .find(|e| e.is_tool_call())
-        .map(|e| e.body.as_str())
-}
-
 /// The scripted answer for `request`, if the script has one; the last of a list repeats.
-fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Earlier) -> Option<Pick> {
+fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Seen) -> Option<Pick> {
     let last = |len: usize, n: usize| len.checked_sub(1).map(|end| n.min(end));
     match request.method.as_str() {
         // Every POST in order; once the replies are used up, the last one stays the answer
@@ -305,15 +389,12 @@ fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Earlie
     }
 }
 
-/// The placeholders of a resumed stream come from the `tools/call` it resumes.
-fn placeholders_of(body: &str) -> Placeholders {
-    let message = serde_json::from_str(body).unwrap_or(Value::Null);
-    Placeholders::from_request(&message)
-}
-
-async fn bad_request<W: tokio::io::AsyncWriteExt + Unpin>(
+/// Answers a request the server will not serve (`400`: it is not HTTP/1.1 we accept; `408`: it
+/// did not arrive in time) and records it, with `why` as its body.
+async fn refuse<W: tokio::io::AsyncWriteExt + Unpin>(
     shared: &Shared,
     write: &mut W,
+    status: u16,
     why: &str,
 ) -> Ending {
     let request = Request {
@@ -323,8 +404,8 @@ async fn bad_request<W: tokio::io::AsyncWriteExt + Unpin>(
         body: why.as_bytes().to_vec(),
     };
     let (tap, _) = dispatch(shared, &request);
-    let response = Response::empty(400).with_header("connection", "close");
-    tap.answered_by("error", Some(400));
+    let response = Response::empty(status).with_header("connection", "close");
+    tap.answered_by("error", Some(status));
     let _ = response::send(write, &tap, &response).await;
     Ending::Close
 }

@@ -1,6 +1,25 @@
-//! What the wire server saw and sent: one exchange per request.
+//! What the wire server saw and sent: one exchange per request, within the server's
+//! [`Limits`], so that no client makes the record grow without end.
 
+use super::http::Request;
+use super::limits::Limits;
+use super::placeholder::Placeholders;
 use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Instant;
+use tokio::sync::watch;
+
+/// The most of a request target the record keeps; the rest is counted in `dropped`.
+pub const PATH_KEEP: usize = 1024;
+
+/// The most of a JSON-RPC method name the record keeps (no MCP method is near it, so a cut name
+/// is never mistaken for one).
+pub const METHOD_KEEP: usize = 128;
+
+/// The most of one response the record keeps (head and body as written).
+pub const REPLY_KEEP: usize = 16 * 1024;
 
 /// One request and what the server did about it.
 #[derive(Debug, Clone, Serialize)]
@@ -11,14 +30,19 @@ pub struct Exchange {
     pub call: usize,
     /// The HTTP method.
     pub http_method: String,
-    /// The request target.
+    /// The request target (its first [`PATH_KEEP`] bytes).
     pub path: String,
-    /// The JSON-RPC method, when the body had one.
+    /// The JSON-RPC method, when the body had one (its first [`METHOD_KEEP`] bytes).
     pub jsonrpc_method: Option<String>,
-    /// The headers as received (names lowercased).
+    /// The headers as received (names lowercased); none once the record is full.
     pub headers: Vec<(String, String)>,
-    /// The body as text (lossy UTF-8).
+    /// The body as text (lossy UTF-8): its first [`Limits::body_bytes`], none once the record
+    /// is full.
     pub body: String,
+    /// How many bytes of the request (target, method, headers, body) the record did not keep,
+    /// for its bounds; 0 when it kept all of them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped: usize,
     /// What the server answered.
     pub reply: Sent,
 }
@@ -33,8 +57,12 @@ pub struct Sent {
     pub status: Option<u16>,
     /// How the exchange ended: `complete`, `close`, `reset`, `stall` or `cut`.
     pub end: &'static str,
-    /// The bytes written (head and body as text, capped).
+    /// The bytes written (head and body as text): the first [`REPLY_KEEP`], none once the
+    /// record is full.
     pub bytes: String,
+    /// How many of the bytes written the record did not keep; 0 when it kept all of them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped: usize,
     /// When the exchange ended, in milliseconds since the server started.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_ms: Option<u64>,
@@ -44,6 +72,10 @@ pub struct Sent {
     /// The session id an `initialize` answer minted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Exchange {
@@ -63,5 +95,250 @@ impl Exchange {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The bytes this exchange holds against [`Limits::record_bytes`].
+    fn weight(&self) -> usize {
+        let headers: usize = self.headers.iter().map(|(n, v)| n.len() + v.len()).sum();
+        headers + self.body.len() + self.reply.bytes.len()
+    }
+}
+
+/// What one call has seen so far: the counts that pick its replies, kept apart from the
+/// exchanges so that they stay exact whatever the record keeps or forgets.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Seen {
+    /// POSTs of any method.
+    pub posts: usize,
+    /// `tools/call` POSTs.
+    pub tool_posts: usize,
+    /// GETs that resume a stream.
+    pub gets: usize,
+    /// The placeholders of the latest `tools/call`: what a resumed stream answers.
+    pub last_tool_call: Option<Placeholders>,
+}
+
+/// The exchanges kept so far and what each call has seen.
+#[derive(Debug)]
+pub(crate) struct Record {
+    limits: Limits,
+    /// The exchanges kept, oldest first: `exchanges[0]` is exchange number `first`.
+    exchanges: Vec<Exchange>,
+    first: usize,
+    /// The bytes the kept exchanges hold ([`Exchange::weight`]).
+    weight: usize,
+    seen: BTreeMap<usize, Seen>,
+}
+
+/// What one request brings to the record.
+pub(crate) struct Arrival<'a> {
+    pub at_ms: u64,
+    pub call: usize,
+    pub request: &'a Request,
+    pub message: Option<&'a Value>,
+    pub jsonrpc_method: Option<&'a str>,
+    pub reply: Sent,
+}
+
+impl Record {
+    fn new(limits: Limits) -> Self {
+        Record {
+            limits,
+            exchanges: Vec::new(),
+            first: 0,
+            weight: 0,
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// The exchanges kept, oldest first.
+    pub fn exchanges(&self) -> &[Exchange] {
+        &self.exchanges
+    }
+
+    /// What call `call` has seen so far.
+    pub fn seen(&self, call: usize) -> Seen {
+        self.seen.get(&call).cloned().unwrap_or_default()
+    }
+
+    /// How many `tools/call` POSTs call `call` has seen.
+    pub fn tool_posts(&self, call: usize) -> usize {
+        self.seen.get(&call).map_or(0, |s| s.tool_posts)
+    }
+
+    /// Records a request, within the limits; returns its exchange number (for [`Record::get_mut`]).
+    pub fn push(&mut self, arrival: Arrival<'_>) -> usize {
+        let Arrival {
+            at_ms,
+            call,
+            request,
+            message,
+            jsonrpc_method,
+            reply,
+        } = arrival;
+        let tool_call = jsonrpc_method == Some("tools/call");
+        let mut dropped = 0;
+        let path = cut(&request.path, PATH_KEEP, &mut dropped).to_owned();
+        let jsonrpc_method = jsonrpc_method.map(|m| cut(m, METHOD_KEEP, &mut dropped).to_owned());
+        let head: usize = request.headers.iter().map(|(n, v)| n.len() + v.len()).sum();
+        let headers = if head <= self.room() {
+            request.headers.clone()
+        } else {
+            dropped += head;
+            Vec::new()
+        };
+        let body_room = self.room().saturating_sub(head.min(self.room()));
+        let text = String::from_utf8_lossy(&request.body);
+        let keep = self.limits.body_bytes.min(body_room);
+        let body = cut(&text, keep, &mut dropped).to_owned();
+        let exchange = Exchange {
+            at_ms,
+            call,
+            http_method: request.method.clone(),
+            path,
+            jsonrpc_method,
+            headers,
+            body,
+            dropped,
+            reply,
+        };
+        // Counted from the request as it arrived, not from what the record kept of it.
+        let seen = self.seen.entry(call).or_default();
+        match request.method.as_str() {
+            "POST" => {
+                seen.posts += 1;
+                if tool_call {
+                    seen.tool_posts += 1;
+                    seen.last_tool_call = message.map(Placeholders::from_request);
+                }
+            }
+            "GET" if request.header("last-event-id").is_some() => seen.gets += 1,
+            _ => {}
+        }
+        self.weight += exchange.weight();
+        self.exchanges.push(exchange);
+        self.first + self.exchanges.len() - 1
+    }
+
+    /// Exchange number `number`, unless it has been forgotten.
+    fn get_mut(&mut self, number: usize) -> Option<&mut Exchange> {
+        let index = number.checked_sub(self.first)?;
+        self.exchanges.get_mut(index)
+    }
+
+    /// Notes reply bytes written for exchange `number`, within the limits.
+    pub fn wrote(&mut self, number: usize, bytes: &[u8]) {
+        let room = self.room();
+        let Some(exchange) = self.get_mut(number) else {
+            return;
+        };
+        let keep = REPLY_KEEP
+            .saturating_sub(exchange.reply.bytes.len())
+            .min(room);
+        let text = String::from_utf8_lossy(bytes);
+        let mut dropped = 0;
+        let kept = cut(&text, keep, &mut dropped);
+        exchange.reply.bytes.push_str(kept);
+        exchange.reply.dropped += dropped;
+        self.weight += kept.len();
+    }
+
+    /// Changes exchange `number`'s reply with `f` (who answered, how it ended).
+    pub fn reply(&mut self, number: usize, f: impl FnOnce(&mut Sent)) {
+        if let Some(exchange) = self.get_mut(number) {
+            f(&mut exchange.reply);
+        }
+    }
+
+    /// Forgets the oldest `count` exchanges kept; their bytes no longer count against the
+    /// limits. What each call has seen stays.
+    pub fn forget(&mut self, count: usize) {
+        let count = count.min(self.exchanges.len());
+        let freed: usize = self.exchanges.drain(..count).map(|e| e.weight()).sum();
+        self.weight -= freed;
+        self.first += count;
+    }
+
+    /// How many more bytes the record may keep.
+    fn room(&self) -> usize {
+        self.limits.record_bytes.saturating_sub(self.weight)
+    }
+}
+
+/// The start of `text` of at most `most` bytes, cut at a character boundary; what it leaves
+/// out is added to `dropped`.
+fn cut<'a>(text: &'a str, most: usize, dropped: &mut usize) -> &'a str {
+    let mut end = most.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    *dropped += text.len() - end;
+    &text[..end]
+}
+
+/// The record of one server, shared by its connections and its owner. Every change is
+/// announced on a watch channel, so that a reader waits for news instead of polling copies.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    record: Mutex<Record>,
+    changes: watch::Sender<u64>,
+    started: Instant,
+}
+
+impl Recorder {
+    pub fn new(limits: Limits) -> Self {
+        Recorder {
+            record: Mutex::new(Record::new(limits)),
+            changes: watch::Sender::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    /// When the server started: `at_ms` counts from here.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Milliseconds since the server started.
+    pub fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// `f` of the record, read-only.
+    pub fn read<R>(&self, f: impl FnOnce(&Record) -> R) -> R {
+        f(&self.lock())
+    }
+
+    /// `f` of the record; then every watcher hears of the change.
+    pub fn update<R>(&self, f: impl FnOnce(&mut Record) -> R) -> R {
+        let result = f(&mut self.lock());
+        self.changes
+            .send_modify(|generation| *generation = generation.wrapping_add(1));
+        result
+    }
+
+    /// A receiver that sees a new value after every change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Record> {
+        // A poisoned lock only means another connection task panicked mid-update; the record is
+        // still the best evidence there is.
+        self.record.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_stops_at_a_character_boundary_and_counts_the_rest() {
+        let mut dropped = 0;
+        assert_eq!(cut("aé", 2, &mut dropped), "a");
+        assert_eq!(dropped, 2);
+        assert_eq!(cut("abc", 10, &mut dropped), "abc");
+        assert_eq!(dropped, 2);
     }
 }

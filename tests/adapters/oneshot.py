@@ -7,6 +7,7 @@ for the harness's own tests, not a reference client. It ignores persistent mode,
 (started without a URL) makes it exit with status 2.
 
 Test hooks in the call's arguments: {"hang": true} sleeps forever (after a line on stderr);
+{"hang_after_request": true} sends the request, then sleeps forever, its timeout ignored;
 {"garbage": true} prints a line that is not JSON. The detail names the process id, so that
 tests can tell processes apart.
 """
@@ -59,6 +60,9 @@ def call_tool(endpoint, tool, arguments, protocol_version, timeout_ms):
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(request, timeout=timeout_ms / 1000) as response:
+            if arguments.get("hang_after_request"):
+                print("hanging after the request on purpose", file=sys.stderr, flush=True)
+                time.sleep(100_000)
             return classify(response.read())
     except urllib.error.HTTPError as error:
         return observation("HTTP_ERROR", status=error.code, detail=str(error))

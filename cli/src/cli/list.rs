@@ -4,6 +4,7 @@ use super::select::Selection;
 use super::{Fatal, print};
 use clap::Args;
 use mcp_error_layers::case::CaseSource;
+use mcp_error_layers::explain::shown_id;
 use serde::Serialize;
 use std::process::ExitCode;
 
@@ -43,16 +44,17 @@ pub fn list(args: ListArgs) -> Result<ExitCode, Fatal> {
 }
 
 fn table(rows: &[Row]) -> String {
-    let width = rows.iter().map(|r| r.id.len()).max().unwrap_or(2).max(2);
+    let ids: Vec<_> = rows.iter().map(|r| shown_id(&r.id)).collect();
+    let width = ids.iter().map(|id| id.len()).max().unwrap_or(2).max(2);
     let mut text = format!(
         "{:<width$}  {:<11}  {:<6}  summary\n",
         "id", "layer", "grade"
     );
-    for row in rows {
+    for (row, id) in rows.iter().zip(&ids) {
         let summary = row.error.as_deref().unwrap_or(&row.summary);
         let line = format!(
             "{:<width$}  {:<11}  {:<6}  {summary}\n",
-            row.id, row.layer, row.grade
+            id, row.layer, row.grade
         );
         text.push_str(&line);
     }

@@ -1,8 +1,9 @@
-//! Commands: `run`, `list`, `serve`, `classify`, `report`. Exit codes: 0 when every case that
+//! Commands: `run`, `list`, `serve`, `classify`, `report`, `diff`. Exit codes: 0 when every case that
 //! counts passes, 1 when one fails, 2 for a usage or infrastructure error (one line, naming the
 //! path or the case).
 
 mod classify;
+mod diff;
 mod list;
 mod report;
 mod run;
@@ -32,6 +33,9 @@ enum Command {
     Classify(classify::ClassifyArgs),
     /// Build the HTML matrix of cases × adapters from JSON reports.
     Report(report::ReportArgs),
+    /// Compare two JSON reports: which cases regressed, were fixed or changed (exit 1 when one
+    /// regressed).
+    Diff(diff::DiffArgs),
 }
 
 /// An error that stops the command: a usage or infrastructure problem (exit code 2).
@@ -64,5 +68,6 @@ pub fn dispatch(args: Cli) -> Result<ExitCode, Fatal> {
         Command::Serve(args) => serve::serve(args),
         Command::Classify(args) => classify::classify(args),
         Command::Report(args) => report::report(args),
+        Command::Diff(args) => diff::diff(args),
     }
 }

@@ -8,7 +8,7 @@ use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::explain::{expected, observed};
+use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
 use mcp_error_layers::runner::RunOptions;
@@ -18,7 +18,7 @@ use mcp_error_layers::verdict::Verdict;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Options of `run`.
 #[derive(Debug, Clone, Default, Args)]
@@ -40,6 +40,11 @@ pub struct RunArgs {
     /// Make every case prefer this protocol version.
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
+    /// How long an adapter program started for one call may take before its first request;
+    /// the call's deadline starts at that request, or when this is over (default: 10000, at
+    /// most 600000).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    start_up_timeout_ms: Option<u64>,
     /// How many cases run at once (default: 4 × cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -83,7 +88,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let (name, version) = adapter_identity(&args)?;
     let started = Instant::now();
     let records = match args.command.split_first() {
-        Some((program, rest)) => run_with(&ProcessAdapter::new(program, rest), &sources, &args),
+        Some((program, rest)) => run_with(&process_adapter(program, rest, &args), &sources, &args),
         None => run_with(
             &ReferenceAdapter::new().with_retry(args.retry.policy()),
             &sources,
@@ -128,10 +133,25 @@ impl Retry {
     }
 }
 
+/// The adapter program with the options that concern it.
+fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAdapter {
+    let adapter = ProcessAdapter::new(program, rest);
+    match args.start_up_timeout_ms {
+        Some(ms) => adapter.with_start_up_timeout(Duration::from_millis(ms)),
+        None => adapter,
+    }
+}
+
 fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
     if !args.command.is_empty() && args.retry != Retry::default() {
         return Err(Fatal::new(
             "--retry sets the reference client's policy; an adapter program has its own",
+        ));
+    }
+    if args.command.is_empty() && args.start_up_timeout_ms.is_some() {
+        return Err(Fatal::new(
+            "--start-up-timeout-ms is for an adapter program (given after `--`); the reference \
+             client starts at once",
         ));
     }
     match (args.command.first(), &args.adapter) {
@@ -191,24 +211,25 @@ fn show(bar: &Option<ProgressBar>, line: String) {
     }
 }
 
-/// `pass          must    sse/final-result`, plus expected → observed for anything else.
+/// `pass          must    sse/final-result`; for anything else, per call expected → observed
+/// and, under it, each thing that differs.
 fn live_line(record: &CaseRecord) -> String {
     let word = match &record.standing {
         Standing::Warning(_) => "warn",
         standing => standing.as_str(),
     };
     let grade = record.grade.as_str();
-    let mut line = format!("{word:<13} {grade:<6} {}", record.id);
+    let mut line = format!("{word:<13} {grade:<6} {}", shown_id(&record.id));
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
     }
     if record.verdict != Verdict::Pass {
         for (i, call) in record.calls.iter().enumerate() {
-            line.push_str(&format!(
-                "\n    call {i}: expected {} → observed {}",
-                expected(call),
-                observed(call)
-            ));
+            let mismatch = Mismatch::of(call);
+            line.push_str(&format!("\n    call {i}: {mismatch}"));
+            for problem in &mismatch.problems {
+                line.push_str(&format!("\n      - {problem}"));
+            }
         }
     }
     line

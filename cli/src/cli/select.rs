@@ -4,6 +4,7 @@
 use super::Fatal;
 use clap::Args;
 use mcp_error_layers::case::{CaseSource, builtin, discover};
+use mcp_error_layers::explain::shown_id;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -37,7 +38,9 @@ impl Selection {
                 if let Some(earlier) = by_id.get(&source.id) {
                     return Err(Fatal::new(format!(
                         "case id {} in {} is already taken by {}; rename one, or use --no-builtin",
-                        source.id, source.origin, earlier.origin
+                        shown_id(&source.id),
+                        source.origin,
+                        earlier.origin
                     )));
                 }
                 by_id.insert(source.id.clone(), source);

@@ -1,11 +1,11 @@
 //! `serve`: one case's wire script on a loopback port, for a person with curl or an MCP
-//! inspector. Each request is logged as it arrives; Ctrl-C stops the server.
+//! inspector. Each exchange is logged once it has ended; Ctrl-C stops the server.
 
 use super::Fatal;
 use clap::Args;
 use mcp_error_layers::case::{Case, CaseSource, builtin};
 use mcp_error_layers::transcript;
-use mcp_error_layers::wire::WireServer;
+use mcp_error_layers::wire::{Exchange, WireServer};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -87,21 +87,102 @@ fn announce(case: &Case, server: &WireServer, call: usize) {
     println!("Ctrl-C stops the server.\n");
 }
 
-/// Prints each exchange once it has finished (or once it stalls), until Ctrl-C.
+/// How long an exchange may stay in progress (an SSE stream with gaps, a slow client) before
+/// the log shows it anyway, as "in progress", so that it does not hold back the ones after it.
+const IN_PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// Prints each exchange once it has ended (or has been in progress for `IN_PROGRESS_AFTER`),
+/// in arrival order, until Ctrl-C; then forgets it, so that the server's record holds only what
+/// is not printed yet. Waits for the record to change instead of polling it: idle, it sleeps.
 async fn log_until_interrupted(server: &WireServer) {
-    let mut shown = 0;
+    let mut changes = server.changes();
     let interrupted = tokio::signal::ctrl_c();
     tokio::pin!(interrupted);
     loop {
+        changes.borrow_and_update();
+        let age = server.started().elapsed();
+        let (text, printed, next) = server.with_record(|exchanges| ready(exchanges, age));
+        if printed > 0 {
+            // Best effort: a closed stdout is no reason to stop serving.
+            let _ = super::print(&text);
+            server.forget(printed);
+        }
+        let due = async {
+            match next {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             _ = &mut interrupted => return,
-            _ = tokio::time::sleep(Duration::from_millis(50)) => {
-                let record = server.record();
-                if record.len() > shown {
-                    print!("{}", transcript::render(&record[shown..]));
-                    shown = record.len();
-                }
-            }
+            changed = changes.changed() => if changed.is_err() { return },
+            () = due => {}
         }
+    }
+}
+
+/// The transcript of the exchanges at the front of `exchanges` that are ready to print, how
+/// many they are, and how long until the first one left would be (if one is left). `age` is the
+/// server's.
+fn ready(exchanges: &[Exchange], age: Duration) -> (String, usize, Option<Duration>) {
+    let age_ms = u64::try_from(age.as_millis()).unwrap_or(u64::MAX);
+    let patience = u64::try_from(IN_PROGRESS_AFTER.as_millis()).unwrap_or(u64::MAX);
+    let waiting = exchanges
+        .iter()
+        .position(|e| e.reply.end.is_empty() && age_ms.saturating_sub(e.at_ms) < patience);
+    let count = waiting.unwrap_or(exchanges.len());
+    let text = if count > 0 {
+        transcript::render(&exchanges[..count])
+    } else {
+        String::new()
+    };
+    let next = waiting.map(|i| {
+        let due = exchanges[i].at_ms.saturating_add(patience);
+        Duration::from_millis(due.saturating_sub(age_ms))
+    });
+    (text, count, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_error_layers::wire::Sent;
+
+    fn exchange(at_ms: u64, end: &'static str) -> Exchange {
+        Exchange {
+            at_ms,
+            call: 0,
+            http_method: "POST".into(),
+            path: "/mcp".into(),
+            jsonrpc_method: None,
+            headers: vec![],
+            body: String::new(),
+            dropped: 0,
+            reply: Sent {
+                end,
+                ..Sent::default()
+            },
+        }
+    }
+
+    #[test]
+    fn ended_exchanges_print_in_order_and_one_in_progress_waits_its_turn() {
+        let at = |ms| Duration::from_millis(ms);
+        let exchanges = [
+            exchange(0, "complete"),
+            exchange(100, ""),
+            exchange(200, "close"),
+        ];
+        let (text, count, next) = ready(&exchanges, at(300));
+        assert_eq!((count, next), (1, Some(at(800))), "{text}");
+        assert!(
+            text.contains("ended: complete") && !text.contains("close"),
+            "{text}"
+        );
+        // Past IN_PROGRESS_AFTER, the one in progress is shown as it is, and the rest follow.
+        let (text, count, next) = ready(&exchanges, at(1100));
+        assert_eq!((count, next), (3, None));
+        assert!(text.contains("ended: in progress"), "{text}");
+        assert_eq!(ready(&[], at(0)), (String::new(), 0, None));
     }
 }

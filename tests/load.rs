@@ -1,0 +1,66 @@
+//! Many cases in one run, with each kind of adapter, at a job count well above the cores: no
+//! false hang, no cross-talk (every case's observation is its own: see `load/corpus.rs`). The
+//! verdicts are asserted, never times; `cargo bench --bench load` measures the same corpus at
+//! larger sizes and job counts and prints wall times and hangs.
+#![cfg(unix)]
+
+#[path = "load/corpus.rs"]
+mod corpus;
+
+use mcp_error_layers::adapter::Driver;
+use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
+use mcp_error_layers::adapter::reference::ReferenceAdapter;
+use mcp_error_layers::runner::RunOptions;
+use mcp_error_layers::suite::run_all;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const CASES: usize = 200;
+const JOBS: usize = 32;
+
+fn adapter(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/adapters")
+        .join(name)
+}
+
+fn every_case_passes<D: Driver>(driver: &D) {
+    let records = run_all(
+        driver,
+        &corpus::corpus(CASES),
+        &RunOptions::default(),
+        JOBS,
+        &|_| {},
+    );
+    assert_eq!(records.len(), CASES);
+    let wrong = corpus::misjudged(&records);
+    assert!(
+        wrong.is_empty(),
+        "{} of {CASES} cases misjudged ({} hangs):\n{}",
+        wrong.len(),
+        corpus::hangs(&records),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_in_process_reference_client_under_load() {
+    every_case_passes(&ReferenceAdapter::new());
+}
+
+#[test]
+fn a_persistent_adapter_under_load() {
+    // The announcement's bound is not a speed target: beside the one-shot test's 32 starting
+    // interpreters, Python can take longer than the default 3 s to print its first line.
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new())
+        .with_announce_timeout(Duration::from_secs(60));
+    every_case_passes(&program);
+    assert_eq!(program.mode(), Mode::Persistent);
+}
+
+#[test]
+fn a_one_shot_adapter_under_load() {
+    // A python process per call, 32 starting at once on however few cores.
+    let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new()).one_shot();
+    every_case_passes(&program);
+}
