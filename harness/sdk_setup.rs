@@ -31,8 +31,12 @@ pub const REQUIRE_VAR: &str = "MCP_ERROR_LAYERS_REQUIRE_SDKS";
 /// The client timeout of calls whose case names none: SDKs that wait for their timeout where
 /// they should fail fast (a `202`, a response with another id, a cut stream) cost this much.
 const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1_500);
-/// Cases at once: they mostly wait on sockets and timers.
+/// Cases at once, unless the adapter's `threads` says otherwise: they mostly wait on sockets
+/// and timers.
 const THREADS: usize = 8;
+/// The most cases at once an `adapter.toml` may ask for: the most calls one persistent process
+/// may serve at once (docs/adapters.md, "Serving calls at once").
+const MAX_THREADS: usize = 64;
 /// How long a persistent adapter has to announce itself (not part of any call's time). The
 /// Python adapters import their SDK before they announce (`agents` takes 4 s of CPU), and a
 /// machine that runs several rows and builds at once stretches that past 20 s: a bound
@@ -76,6 +80,10 @@ pub struct Sdk {
     /// [`DEADLINE_MARGIN`]: a retrying variant whose every attempt gets the whole timeout needs
     /// room for all of them, so that its final outcome is observed. At most ten minutes.
     deadline_margin_ms: Option<u64>,
+    /// Cases at once in its matrix when not [`THREADS`], from 1 to [`MAX_THREADS`]: a row whose
+    /// cases mostly wait (a retrying variant's back-off) runs faster with more, and a persistent
+    /// adapter that serves calls at once serves them without more processes.
+    threads: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -100,6 +108,14 @@ impl Sdk {
         let mut sdk: Sdk = toml::from_str(&text)
             .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
         sdk.name = name.to_owned();
+        if let Some(threads) = sdk.threads {
+            if !(1..=MAX_THREADS).contains(&threads) {
+                return Err(format!(
+                    "{}: `threads = {threads}`: cases at once, from 1 to {MAX_THREADS}",
+                    path.display()
+                ));
+            }
+        }
         let target = env!("CARGO_CRATE_NAME");
         if sdk.test != target {
             return Err(format!(
@@ -231,7 +247,14 @@ pub fn config(name: &str) -> Config {
         .baseline(format!("harness/adapters/{name}/baseline.toml"))
         .default_timeout(DEFAULT_TIMEOUT)
         .deadline_margin(sdk_margin(prepared))
-        .test_threads(THREADS)
+        .test_threads(sdk_threads(prepared))
+}
+
+/// The cases at once of a set-up adapter (`threads`, checked when it was read), else the
+/// default.
+fn sdk_threads(prepared: &Prepared) -> usize {
+    let threads = prepared.sdk.as_ref().ok().and_then(|sdk| sdk.threads);
+    threads.unwrap_or(THREADS)
 }
 
 /// The hang margin of a set-up adapter (`deadline_margin_ms`, bounded), else the default.

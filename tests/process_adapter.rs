@@ -500,3 +500,292 @@ fn parallel_workers_each_get_a_persistent_process_of_their_own() {
     pids.dedup();
     assert!(pids.len() <= 3, "at most one process per worker: {pids:?}");
 }
+
+/// What `at_once.py` announces unless told otherwise.
+const SERVES_FOUR: &str = r#"{"persistent": 1, "concurrent": 4}"#;
+
+/// `at_once.py PID_FILE ANNOUNCEMENT`, which serves calls at once (hooks in the arguments).
+fn concurrent(name: &str, announcement: &str) -> (ProcessAdapter, PidFile) {
+    let pid_file = PidFile::new(name);
+    let program = ProcessAdapter::new(
+        adapter("at_once.py"),
+        [pid_file.0.clone().into_os_string(), announcement.into()],
+    );
+    (program, pid_file)
+}
+
+/// A case of one call with `arguments`; the server answers with a tool error when `outcome`
+/// is `TOOL_ERROR`, else with a success.
+fn one_call(arguments: &str, timeout_ms: u64, outcome: &str) -> String {
+    let is_error = outcome == "TOOL_ERROR";
+    format!(
+        "summary = \"one call\"\n[[call]]\nexpect = {{ outcome = \"{outcome}\" }}\n\
+         timeout_ms = {timeout_ms}\narguments = '{arguments}'\n[[call.reply]]\nstatus = 200\n\
+         json = '{{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{{\"content\":[],\"isError\":{is_error}}}}}'\n"
+    )
+}
+
+fn source(id: &str, text: String) -> CaseSource {
+    CaseSource {
+        id: id.into(),
+        origin: format!("{id}.toml"),
+        text: Ok(text),
+    }
+}
+
+/// Runs `cases` at once, each on a worker thread of its own.
+fn run_at_once(driver: &ProcessAdapter, cases: Vec<CaseSource>) -> Vec<CaseRecord> {
+    let options = RunOptions {
+        deadline_margin: MARGIN,
+        ..RunOptions::default()
+    };
+    let threads = cases.len();
+    run_all(driver, &cases, &options, threads, &|_| {})
+}
+
+fn problems(record: &CaseRecord) -> String {
+    record.calls[0].problems.join(" | ")
+}
+
+/// Waits until `path` exists, up to `until`.
+fn file_by(path: &std::path::Path, until: Instant) -> bool {
+    while !path.exists() {
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
+#[test]
+fn concurrent_answers_out_of_order_reach_their_own_calls() {
+    let (program, _pid_file) = concurrent("out-of-order", SERVES_FOUR);
+    // The first answers only after the second arrived: one process, two calls in flight, the
+    // second answered first.
+    let records = run_at_once(
+        &program,
+        vec![
+            source(
+                "t/waits",
+                one_call(r#"{"wait": "go"}"#, 20_000, "TOOL_SUCCESS"),
+            ),
+            source(
+                "t/releases",
+                one_call(r#"{"release": "go"}"#, 20_000, "TOOL_ERROR"),
+            ),
+        ],
+    );
+    for record in &records {
+        assert_eq!(
+            record.verdict,
+            Verdict::Pass,
+            "{}: {:?}",
+            record.id,
+            record.calls
+        );
+    }
+    let details: Vec<String> = records
+        .iter()
+        .map(|r| observed_detail(&r.calls[0]))
+        .collect();
+    assert!(
+        details.iter().all(|d| d.contains("'id'")),
+        "every request has an id: {details:?}"
+    );
+    assert_ne!(details[0], details[1]);
+    assert_eq!(pid_of(&records[0].calls[0]), pid_of(&records[1].calls[0]));
+    assert_eq!(program.mode(), Mode::Persistent);
+}
+
+#[test]
+fn a_hang_leaves_the_calls_in_flight_their_chance_and_the_process_is_killed_after_them() {
+    let (program, pid_file) = concurrent("hang-in-flight", SERVES_FOUR);
+    let release =
+        std::env::temp_dir().join(format!("mcp-error-layers-{}-release", std::process::id()));
+    let waiting = release.with_extension("waiting");
+    let _ = (
+        std::fs::remove_file(&release),
+        std::fs::remove_file(&waiting),
+    );
+    let patient_case = one_call(
+        &format!(r#"{{"wait_file": "{}"}}"#, release.display()),
+        30_000,
+        "TOOL_SUCCESS",
+    );
+    std::thread::scope(|scope| {
+        let patient = scope.spawn(|| run(&program, &patient_case));
+        assert!(
+            file_by(&waiting, Instant::now() + Duration::from_secs(30)),
+            "the patient call never got to the adapter"
+        );
+        let hung = run(
+            &program,
+            &one_call(r#"{"hang": true}"#, 300, "TOOL_SUCCESS"),
+        );
+        assert_eq!(hung.calls[0].verdict, Verdict::Hang, "{:?}", hung.calls);
+        let pid = pid_file.pid();
+        assert_eq!(kill(pid, None), Ok(()), "alive while a call is in flight");
+        std::fs::write(&release, "").unwrap();
+        let patient = patient.join().unwrap();
+        assert_eq!(patient.verdict, Verdict::Pass, "{:?}", patient.calls);
+        assert_eq!(pid_of(&patient.calls[0]), pid.as_raw().unsigned_abs());
+        let log = patient.calls[0].adapter_log.as_deref().unwrap_or_default();
+        assert!(log.contains("] about to hang"), "stderr is shared: {log}");
+        assert!(log.contains("share its stderr"), "{log}");
+        assert!(
+            group_gone_by(pid, Instant::now() + Duration::from_secs(10)),
+            "killed once its last call in flight ended"
+        );
+    });
+    let _ = (
+        std::fs::remove_file(&release),
+        std::fs::remove_file(&waiting),
+    );
+    // The next call gets a fresh process.
+    let next = run(&program, ONE_CALL);
+    assert_eq!(next.verdict, Verdict::Pass, "{:?}", next.calls);
+}
+
+/// Two calls in flight, one of which waits forever; once both are there the other makes the
+/// adapter do `then`. Both calls must be adapter-errors whose problems say each of `said`, and
+/// the process must be gone.
+fn both_fail_when_the_second_does(then: &str, said: &[&str]) {
+    let (program, pid_file) = concurrent(then, SERVES_FOUR);
+    let records = run_at_once(
+        &program,
+        vec![
+            source(
+                "t/waits",
+                one_call(r#"{"wait": "never"}"#, 20_000, "TOOL_SUCCESS"),
+            ),
+            source(
+                "t/misbehaves",
+                one_call(
+                    &format!(r#"{{"in_flight": 2, "then": "{then}"}}"#),
+                    20_000,
+                    "TOOL_SUCCESS",
+                ),
+            ),
+        ],
+    );
+    for record in &records {
+        let call = &record.calls[0];
+        assert_eq!(call.verdict, Verdict::AdapterError, "{:?}", record.calls);
+        let problems = problems(record);
+        assert!(said.iter().all(|s| problems.contains(s)), "{problems}");
+    }
+    assert!(group_gone_by(
+        pid_file.pid(),
+        Instant::now() + Duration::from_secs(10)
+    ));
+}
+
+#[test]
+fn an_exit_with_calls_in_flight_fails_each_of_them() {
+    both_fail_when_the_second_does(
+        "exit",
+        &[
+            "exited with status 3 before answering request ",
+            "(2 call(s) in flight)",
+        ],
+    );
+}
+
+#[test]
+fn an_answer_without_an_id_fails_every_call_in_flight_and_stops_the_process() {
+    both_fail_when_the_second_does(
+        "no-id",
+        &[
+            "printed an answer without an \"id\"",
+            "(requests 1, 2; this one is ",
+        ],
+    );
+}
+
+#[test]
+fn an_answer_with_an_id_never_sent_fails_every_call_in_flight() {
+    both_fail_when_the_second_does(
+        "unknown-id",
+        &["answered request 999, which it was never sent"],
+    );
+}
+
+#[test]
+fn an_answer_that_is_no_observation_fails_its_call_and_retires_the_process() {
+    let (program, _pid_file) = concurrent("no-observation", SERVES_FOUR);
+    let record = run(&program, &calls(3, &[(1, r#"{"garbage": true}"#)], 5000));
+    let verdicts: Vec<Verdict> = record.calls.iter().map(|c| c.verdict).collect();
+    assert_eq!(
+        verdicts,
+        [Verdict::Pass, Verdict::AdapterError, Verdict::Pass]
+    );
+    let problem = &record.calls[1].problems[0];
+    assert!(
+        problem.contains("unknown variant `NOT_AN_OUTCOME`"),
+        "{problem}"
+    );
+    assert!(
+        !problem.contains("\"id\""),
+        "the id is taken off first: {problem}"
+    );
+    assert_ne!(pid_of(&record.calls[0]), pid_of(&record.calls[2]));
+}
+
+#[test]
+fn a_bad_concurrent_value_is_a_start_failure_that_names_the_key() {
+    for value in ["0", "65", "\"8\"", "2.5", "-1", "null"] {
+        let announcement = format!(r#"{{"persistent": 1, "concurrent": {value}}}"#);
+        let (program, _pid_file) = concurrent("bad-concurrent", &announcement);
+        let record = run(&program, &calls(1, &[], 5000));
+        assert_eq!(
+            record.verdict,
+            Verdict::Pass,
+            "one process per call: {:?}",
+            record.calls
+        );
+        let Mode::OneShot(reason) = program.mode() else {
+            panic!("{value}: {:?}", program.mode())
+        };
+        assert!(
+            reason.contains(&format!("\"concurrent\": {value}"))
+                && reason.contains("an integer from 1 to 64"),
+            "{value}: {reason}"
+        );
+    }
+}
+
+#[test]
+fn a_program_that_serves_one_call_at_a_time_gets_requests_without_ids() {
+    for announcement in [
+        r#"{"persistent": 1}"#,
+        r#"{"persistent": 1, "concurrent": 1}"#,
+    ] {
+        let (program, _pid_file) = concurrent("one-at-a-time", announcement);
+        let record = run(&program, &calls(2, &[], 5000));
+        assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+        for call in &record.calls {
+            let detail = observed_detail(call);
+            assert!(detail.contains("request None"), "{announcement}: {detail}");
+            assert!(!detail.contains("'id'"), "{announcement}: {detail}");
+        }
+        assert_eq!(pid_of(&record.calls[0]), pid_of(&record.calls[1]));
+        assert_eq!(program.mode(), Mode::Persistent);
+    }
+}
+
+#[test]
+fn calls_at_once_share_one_process_up_to_its_capacity() {
+    let (program, _pid_file) = concurrent("capacity", SERVES_FOUR);
+    let sources: Vec<CaseSource> = (0..8).map(|_| builtin_case("tool/success")).collect();
+    let options = RunOptions::default();
+    let records = run_all(&program, &sources, &options, 3, &|_| {});
+    assert!(
+        records.iter().all(|r| r.verdict == Verdict::Pass),
+        "{records:?}"
+    );
+    let mut pids: Vec<u32> = records.iter().map(|r| pid_of(&r.calls[0])).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    assert_eq!(pids.len(), 1, "three at once fit in four slots: {pids:?}");
+}

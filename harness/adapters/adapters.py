@@ -16,7 +16,9 @@ import tomllib
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool, "test": str}
-OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int}
+OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int}
+# `threads`: cases at once, as in harness/sdk_setup.rs.
+MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")
 
 
@@ -30,6 +32,8 @@ def load(folder: pathlib.Path) -> dict:
     unknown = set(manifest) - set(REQUIRED) - set(OPTIONAL)
     if unknown:
         sys.exit(f"{path}: unknown key(s) {sorted(unknown)} (see harness/adapters/README.md)")
+    if "threads" in manifest and not 1 <= manifest["threads"] <= MAX_THREADS:
+        sys.exit(f"{path}: `threads` is {manifest['threads']}; cases at once, from 1 to {MAX_THREADS}")
     if manifest["install"] not in INSTALLERS:
         sys.exit(f"{path}: `install` is {manifest['install']!r}; one of {INSTALLERS}")
     return {"id": folder.name, "folder": folder, **manifest}

@@ -13,10 +13,13 @@
 //! `program args...` (no URL) with [`ENV_MODE`]`=persistent` and stdin open. A program that
 //! supports it prints `{"persistent": 1}` as its first line, then answers one JSON request line
 //! on stdin with one observation line on stdout, call after call. A program that does not
-//! announce within the announce timeout is run one process per call from then on.
+//! announce within the announce timeout is run one process per call from then on. One that
+//! announces `{"persistent": 1, "concurrent": N}` (N up to 64) serves up to N calls at once:
+//! each request carries an `"id"`, each answer the same one, in any order.
 //!
 //! The full text for adapter authors is `docs/adapters.md`.
 
+mod concurrent;
 mod group;
 mod oneshot;
 mod output;
@@ -224,16 +227,18 @@ impl ProcessAdapter {
         Slot::OneShot { note, place }
     }
 
-    /// An idle persistent process, or a new one. The program announced before, so a new one
-    /// slow to announce is a busy machine: it has the start-up allowance if that is longer.
+    /// A free slot or an idle persistent process, or a new one. The program announced before,
+    /// so a new one slow to announce is a busy machine: it has the start-up allowance if that
+    /// is longer.
     async fn persistent_slot(&self) -> Slot {
-        let (idle, notes) = self.pool.take();
+        let (idle, mut notes) = self.pool.take();
         if let Some(worker) = idle {
             return Slot::Worker(worker, notes);
         }
         let announce = self.announce_timeout.max(self.start_up_timeout);
         let _place = self.place_to_start().await;
-        match Worker::start(&self.program, announce).await {
+        let started = self.pool.start(&self.program, announce, &mut notes);
+        match started.await {
             Ok(worker) => Slot::Worker(worker, notes),
             Err(failure) => Slot::Failed(failure),
         }
@@ -242,7 +247,11 @@ impl ProcessAdapter {
     /// The first call: start the program in persistent mode and see whether it announces.
     async fn probe(&self) -> Slot {
         let place = self.place_to_start().await;
-        let started = Worker::start(&self.program, self.announce_timeout).await;
+        let mut none_idle = Vec::new();
+        let started = self
+            .pool
+            .start(&self.program, self.announce_timeout, &mut none_idle);
+        let started = started.await;
         drop(place);
         match started {
             Ok(worker) => {

@@ -24,8 +24,8 @@
 
 import { MCPClientError, createMCPClient } from '@ai-sdk/mcp';
 import { readFileSync, realpathSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serve } from '../serving.mjs';
 
 const SDK_VERSION = JSON.parse(
   readFileSync(new URL('./node_modules/@ai-sdk/mcp/package.json', import.meta.url)),
@@ -274,21 +274,9 @@ function isMain() {
   }
 }
 
-// Persistent mode (docs/adapters.md): announce, then one request line in, one observation line
-// out, one call at a time, until stdin closes.
-async function serve() {
-  process.stdout.write('{"persistent": 1}\n');
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.trim()) continue;
-    const r = JSON.parse(line);
-    const obs = await observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms);
-    process.stdout.write(`${JSON.stringify(obs)}\n`);
-  }
-}
-
 if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
-  serve().then(
+  // Persistent mode (docs/adapters.md): many calls at once, each answer with its request's id.
+  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms)).then(
     () => process.exit(0),
     (error) => {
       console.error(`adapter error: ${describe(error)}`);

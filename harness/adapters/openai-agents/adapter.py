@@ -23,10 +23,15 @@ import asyncio
 import json
 import logging
 import os
+import pathlib
 import re
 import sys
 from importlib.metadata import version as package_version
 from typing import Any
+
+# Persistent mode, many calls at once: harness/adapters/serving.py, shared with the other Python adapter.
+sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
+import serving  # noqa: E402
 
 SDK_VERSION = package_version("openai-agents")
 MAX_DETAIL = 600
@@ -252,24 +257,19 @@ def resolve_retries(requested: int | None) -> int:
 
 
 def serve(requested_retries: int | None) -> int:
-    """Persistent mode (docs/adapters.md): announce, then one request line in, one observation
-    line out, one call at a time, until stdin closes."""
+    """Persistent mode (docs/adapters.md): announce, then serve request lines, many calls at once,
+    each with its own `asyncio.run` on a thread of its own (serving.py), until stdin closes."""
     # The SDK is imported first (as python-sdk/adapter.py does): importing `agents` takes seconds
     # (it pulls in `openai`), and the runner does not count the wait for the announcement as a
     # call's time, while an import after it would be the first call's time.
     max_retry_attempts = resolve_retries(requested_retries)
     import agents.mcp  # noqa: F401
 
-    print(json.dumps({"persistent": 1}), flush=True)
-
-    for line in sys.stdin:
-        if line.strip():
-            r = json.loads(line)
-            result = asyncio.run(
-                observe(r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"], max_retry_attempts)
-            )
-            print(json.dumps(result), flush=True)
-    return 0
+    return serving.serve(
+        lambda r: asyncio.run(
+            observe(r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"], max_retry_attempts)
+        )
+    )
 
 
 def main() -> int:

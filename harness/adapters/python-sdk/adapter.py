@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pathlib
 import re
 import sys
 from importlib.metadata import version as package_version
@@ -36,6 +37,10 @@ from pydantic import ValidationError
 
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+# Persistent mode, many calls at once: harness/adapters/serving.py, shared with the other Python adapter.
+sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
+import serving  # noqa: E402
 
 try:
     import httpx2
@@ -262,15 +267,9 @@ async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, 
 
 
 def serve() -> int:
-    """Persistent mode (docs/adapters.md): announce, then one request line in, one observation
-    line out, one call at a time, until stdin closes."""
-    print(json.dumps({"persistent": 1}), flush=True)
-    for line in sys.stdin:
-        if line.strip():
-            r = json.loads(line)
-            result = anyio.run(observe, r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"])
-            print(json.dumps(result), flush=True)
-    return 0
+    """Persistent mode (docs/adapters.md): announce, then serve request lines, many calls at once,
+    each with its own `anyio.run` on a thread of its own (serving.py), until stdin closes."""
+    return serving.serve(lambda r: anyio.run(observe, r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"]))
 
 
 def main() -> int:

@@ -15,8 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync, realpathSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serve } from '../serving.mjs';
 
 // Read from the file: the package's `exports` map resolves `./package.json` to dist/cjs's stub.
 const SDK_VERSION = JSON.parse(
@@ -228,21 +228,9 @@ function isMain() {
   }
 }
 
-// Persistent mode (docs/adapters.md): announce, then one request line in, one observation line
-// out, one call at a time, until stdin closes.
-async function serve() {
-  process.stdout.write('{"persistent": 1}\n');
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (!line.trim()) continue;
-    const r = JSON.parse(line);
-    const obs = await observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms);
-    process.stdout.write(`${JSON.stringify(obs)}\n`);
-  }
-}
-
 if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
-  serve().then(
+  // Persistent mode (docs/adapters.md): many calls at once, each answer with its request's id.
+  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms)).then(
     () => process.exit(0),
     (error) => {
       console.error(`adapter error: ${describe(error)}`);

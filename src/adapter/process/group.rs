@@ -47,7 +47,7 @@ impl fmt::Display for Exit {
 #[derive(Debug)]
 pub(super) struct ProcessGroup {
     pid: Pid,
-    exit: watch::Receiver<Option<Exit>>,
+    exit: ExitWatch,
     /// Dropped with the group: tells the watcher it may reap.
     _release: mpsc::Sender<()>,
 }
@@ -74,7 +74,7 @@ impl ProcessGroup {
         }
         let group = ProcessGroup {
             pid,
-            exit,
+            exit: ExitWatch(exit),
             _release: release,
         };
         Ok((group, child))
@@ -87,16 +87,33 @@ impl ProcessGroup {
 
     /// How the leader ended, if it has.
     pub(super) fn exit(&self) -> Option<Exit> {
-        *self.exit.borrow()
+        *self.exit.0.borrow()
     }
 
     /// Waits until the leader ends. Cancel-safe.
     pub(super) async fn wait(&mut self) -> Exit {
+        self.exit.wait().await
+    }
+
+    /// A handle that learns of the leader's end without owning the group (for a thread that
+    /// reads the pipes of a group that others own).
+    pub(super) fn exit_watch(&self) -> ExitWatch {
+        self.exit.clone()
+    }
+}
+
+/// Learns how a group's leader ended; usable from any runtime or thread.
+#[derive(Debug, Clone)]
+pub(super) struct ExitWatch(watch::Receiver<Option<Exit>>);
+
+impl ExitWatch {
+    /// Waits until the leader ends. Cancel-safe.
+    pub(super) async fn wait(&mut self) -> Exit {
         loop {
-            if let Some(exit) = *self.exit.borrow_and_update() {
+            if let Some(exit) = *self.0.borrow_and_update() {
                 return exit;
             }
-            if self.exit.changed().await.is_err() {
+            if self.0.changed().await.is_err() {
                 return Exit::Unknown; // the watcher is gone: it cannot tell any more
             }
         }

@@ -4,7 +4,7 @@
 use crate::observation::{AdapterReport, Observation};
 use nix::errno::Errno;
 use serde_json::Value;
-use std::os::fd::OwnedFd;
+use std::os::fd::AsFd;
 
 /// The most stdout a call reads: an observation is one short line, more is garbage.
 pub(super) const STDOUT_CAP: usize = 64 * 1024;
@@ -46,8 +46,13 @@ pub(super) fn take_line(pending: &mut Vec<u8>) -> Option<Vec<u8>> {
 /// Reads `line` as an observation or `{"unsupported": ...}`; the error says what is wrong and
 /// shows the line.
 pub(super) fn parse_report(line: &[u8]) -> Result<AdapterReport, String> {
-    let mut value: Value = serde_json::from_slice(line)
+    let value: Value = serde_json::from_slice(line)
         .map_err(|e| format!("stdout is not JSON ({e}): {}", shown(line)))?;
+    report_of(value, line)
+}
+
+/// [`parse_report`] of `value`, the JSON of `line` (an answer whose request id was taken off).
+pub(super) fn report_of(mut value: Value, line: &[u8]) -> Result<AdapterReport, String> {
     // Many JSON writers spell an absent optional field `null`; `detail` is a plain string in
     // the observation, so a null one counts as left out, like a null `status` or `code`.
     if let Some(object) = value.as_object_mut() {
@@ -82,10 +87,10 @@ pub(super) fn shown(bytes: &[u8]) -> String {
 
 /// Reads what is already in the non-blocking pipe `fd` into `into`, up to `cap` bytes in all.
 /// Returns `true` when the pipe is at end of file (the writer closed it).
-pub(super) fn read_available(fd: &OwnedFd, into: &mut Vec<u8>, cap: usize) -> bool {
+pub(super) fn read_available(fd: impl AsFd, into: &mut Vec<u8>, cap: usize) -> bool {
     let mut chunk = vec![0; CHUNK];
     while into.len() < cap {
-        match nix::unistd::read(fd, &mut chunk) {
+        match nix::unistd::read(fd.as_fd(), &mut chunk) {
             Ok(0) => return true,
             Ok(n) => into.extend_from_slice(&chunk[..n]),
             Err(Errno::EINTR) => continue,

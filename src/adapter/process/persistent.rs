@@ -1,11 +1,14 @@
 //! Persistent mode: one adapter process serves many calls, one JSON line each way, after
 //! announcing `{"persistent": 1}` as its first stdout line.
 //!
-//! Between calls a process's pipes are plain non-blocking descriptors, registered with the
-//! runtime of each call only while the call runs: the runner gives every case a runtime of its
-//! own, and one process serves the cases of many runtimes.
+//! A process that announces `"concurrent": N` (N > 1) serves up to N calls at once: see
+//! [`concurrent`](super::concurrent). Any other serves one call at a time, here: between calls
+//! its pipes are plain non-blocking descriptors, registered with the runtime of each call only
+//! while the call runs: the runner gives every case a runtime of its own, and one process
+//! serves the cases of many runtimes.
 
 use super::Program;
+use super::concurrent::{Lease, Shared};
 use super::group::ProcessGroup;
 use super::oneshot::OUTPUT_GRACE;
 use super::output::{CHUNK, STDOUT_CAP, is_blank, parse_report, read_available, shown, take_line};
@@ -15,16 +18,29 @@ use serde_json::{Value, json};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::process::Child;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
 /// The version of the persistent protocol this runner speaks (`{"persistent": 1}`).
 pub(super) const PROTOCOL: u64 = 1;
+/// The most calls one process may announce to serve at once (`"concurrent": N`).
+pub(super) const MAX_CONCURRENT: u64 = 64;
 
-/// A persistent adapter process, idle between calls. Dropping it kills its process group.
-pub(super) struct Worker {
+/// A persistent process for one call: one that serves one call at a time, taken out of the
+/// pool for the call, or a slot in one that serves calls at once.
+pub(super) enum Worker {
+    /// Serves one call at a time; back into the pool after a clean answer.
+    Single(Single),
+    /// A slot in a process that serves up to N calls at once; it stays in the pool.
+    Shared(Lease),
+}
+
+/// A persistent adapter process that serves one call at a time, idle between calls. Dropping
+/// it kills its process group.
+pub(super) struct Single {
     group: ProcessGroup,
     pipes: Pipes,
     /// Stdout read past the last line.
@@ -45,17 +61,18 @@ pub(super) struct Served {
     pub(super) worker: Option<Worker>,
 }
 
-struct Pipes {
+/// A process's pipes as plain non-blocking descriptors.
+pub(super) struct Pipes {
     stdin: OwnedFd,
     stdout: OwnedFd,
     stderr: OwnedFd,
 }
 
-/// The pipes, registered with the current runtime for one call.
-struct Attached {
-    stdin: pipe::Sender,
-    stdout: pipe::Receiver,
-    stderr: pipe::Receiver,
+/// The pipes, registered with the current runtime.
+pub(super) struct Attached {
+    pub(super) stdin: pipe::Sender,
+    pub(super) stdout: pipe::Receiver,
+    pub(super) stderr: pipe::Receiver,
 }
 
 impl Pipes {
@@ -67,7 +84,8 @@ impl Pipes {
         })
     }
 
-    fn attach(self) -> io::Result<Attached> {
+    /// Registers the pipes with the current runtime.
+    pub(super) fn attach(self) -> io::Result<Attached> {
         Ok(Attached {
             stdin: pipe::Sender::from_owned_fd(self.stdin)?,
             stdout: pipe::Receiver::from_owned_fd(self.stdout)?,
@@ -86,52 +104,73 @@ impl Attached {
     }
 }
 
-impl Worker {
-    /// Starts `program` in persistent mode and waits up to `announce` for its announcement.
-    pub(super) async fn start(
-        program: &Program,
-        announce: Duration,
-    ) -> Result<Worker, StartFailure> {
-        let startup = AdapterLog::new();
-        let fail = |reason: String| StartFailure {
-            reason,
-            log: startup.clone(),
-        };
-        let (mut group, mut child) = ProcessGroup::spawn(&mut program.persistent())
-            .map_err(|e| fail(program.cannot_start(&e)))?;
-        let pipes =
-            Pipes::of(&mut child).ok_or_else(|| fail("its pipes were not captured".into()))?;
-        let mut io = pipes
-            .attach()
-            .map_err(|e| fail(format!("cannot read its output: {e}")))?;
-        let mut pending = Vec::new();
-        let announced = announcement(&mut io, &mut group, &mut pending, &startup);
-        match tokio::time::timeout(announce, announced).await {
-            Ok(Ok(())) => {}
-            Ok(Err(reason)) => return Err(fail(reason)),
-            Err(_) => {
-                let waited = announce.as_millis();
-                return Err(fail(format!("it did not announce within {waited} ms")));
-            }
-        }
-        let pipes = io
-            .detach()
-            .map_err(|e| fail(format!("cannot keep its pipes: {e}")))?;
-        Ok(Worker {
-            group,
-            pipes,
-            pending,
-            startup: Some(startup),
-        })
-    }
+/// A process that announced, as the kind it announced.
+enum Started {
+    Single(Single),
+    Shared(Shared),
+}
 
+impl Worker {
+    /// Sends `call` and reads the answer; a one-at-a-time worker comes back only when it
+    /// answered with exactly one observation line.
+    pub(super) async fn serve(self, call: &CallContext, log: &AdapterLog) -> Served {
+        match self {
+            Worker::Single(single) => single.serve(call, log).await,
+            Worker::Shared(mut lease) => Served {
+                result: lease.serve(call, log).await,
+                worker: None,
+            },
+        }
+    }
+}
+
+/// Starts `program` in persistent mode and waits up to `announce` for its announcement.
+async fn start(program: &Program, announce: Duration) -> Result<Started, StartFailure> {
+    let startup = AdapterLog::new();
+    let fail = |reason: String| StartFailure {
+        reason,
+        log: startup.clone(),
+    };
+    let (mut group, mut child) = ProcessGroup::spawn(&mut program.persistent())
+        .map_err(|e| fail(program.cannot_start(&e)))?;
+    let pipes = Pipes::of(&mut child).ok_or_else(|| fail("its pipes were not captured".into()))?;
+    let mut io = pipes
+        .attach()
+        .map_err(|e| fail(format!("cannot read its output: {e}")))?;
+    let mut pending = Vec::new();
+    let announced = announcement(&mut io, &mut group, &mut pending, &startup);
+    let concurrent = match tokio::time::timeout(announce, announced).await {
+        Ok(Ok(concurrent)) => concurrent,
+        Ok(Err(reason)) => return Err(fail(reason)),
+        Err(_) => {
+            let waited = announce.as_millis();
+            return Err(fail(format!("it did not announce within {waited} ms")));
+        }
+    };
+    let pipes = io
+        .detach()
+        .map_err(|e| fail(format!("cannot keep its pipes: {e}")))?;
+    if concurrent > 1 {
+        return Shared::start(group, pipes, pending, startup.clone(), concurrent)
+            .map(Started::Shared)
+            .map_err(fail);
+    }
+    Ok(Started::Single(Single {
+        group,
+        pipes,
+        pending,
+        startup: Some(startup),
+    }))
+}
+
+impl Single {
     /// The process id (and process group id).
     pub(super) fn pid(&self) -> u32 {
         self.group.pid()
     }
 
     /// The worker if it can serve another call; otherwise why not (it is dropped, killed).
-    pub(super) fn check_idle(mut self) -> Result<Worker, String> {
+    fn check_idle(mut self) -> Result<Single, String> {
         let pid = self.pid();
         if let Some(exit) = self.group.exit() {
             return Err(format!(
@@ -152,8 +191,8 @@ impl Worker {
 
     /// Sends `call` and reads the answer; the worker comes back only when it answered with
     /// exactly one observation line.
-    pub(super) async fn serve(self, call: &CallContext, log: &AdapterLog) -> Served {
-        let Worker {
+    async fn serve(self, call: &CallContext, log: &AdapterLog) -> Served {
+        let Single {
             mut group,
             pipes,
             mut pending,
@@ -173,7 +212,7 @@ impl Worker {
         match settle(group, io, pending, log) {
             Ok(worker) => Served {
                 result: Ok(report),
-                worker,
+                worker: worker.map(Worker::Single),
             },
             Err(reason) => Served::failed(reason),
         }
@@ -188,7 +227,7 @@ fn settle(
     io: Attached,
     mut pending: Vec<u8>,
     log: &AdapterLog,
-) -> Result<Option<Worker>, String> {
+) -> Result<Option<Single>, String> {
     let Ok(pipes) = io.detach() else {
         return Ok(None);
     };
@@ -203,7 +242,7 @@ fn settle(
             shown(&pending)
         ));
     }
-    Ok(Some(Worker {
+    Ok(Some(Single {
         group,
         pipes,
         pending,
@@ -220,13 +259,14 @@ impl Served {
     }
 }
 
-/// Reads the first line and checks that it announces the protocol this runner speaks.
+/// Reads the first line and checks that it announces the protocol this runner speaks; how
+/// many calls the process serves at once (`"concurrent"`, 1 when it does not say).
 async fn announcement(
     io: &mut Attached,
     group: &mut ProcessGroup,
     pending: &mut Vec<u8>,
     log: &AdapterLog,
-) -> Result<(), String> {
+) -> Result<usize, String> {
     let line = match next_line(io, pending, log).await {
         Ok(line) => line,
         Err(LineEnd::TooLong) => return Err(too_long()),
@@ -236,13 +276,29 @@ async fn announcement(
     };
     let value: Option<Value> = serde_json::from_slice(&line).ok();
     match value.as_ref().and_then(|value| value.get("persistent")) {
-        Some(version) if *version == json!(PROTOCOL) => Ok(()),
+        Some(version) if *version == json!(PROTOCOL) => {
+            concurrency(value.as_ref().and_then(|value| value.get("concurrent")))
+        }
         Some(version) => Err(format!(
             "it announced persistent protocol {version}; this runner speaks {PROTOCOL}"
         )),
         None => Err(format!(
             "its first line is not an announcement: {}",
             shown(&line)
+        )),
+    }
+}
+
+/// The announcement's `"concurrent"`: an integer from 1 to [`MAX_CONCURRENT`], 1 when absent.
+fn concurrency(announced: Option<&Value>) -> Result<usize, String> {
+    let Some(value) = announced else {
+        return Ok(1);
+    };
+    match value.as_u64() {
+        Some(n @ 1..=MAX_CONCURRENT) => usize::try_from(n).map_err(|e| e.to_string()),
+        _ => Err(format!(
+            "its announcement has \"concurrent\": {value}; it must be an integer from 1 to \
+             {MAX_CONCURRENT} (how many calls it serves at once) or left out (one at a time)"
         )),
     }
 }
@@ -257,7 +313,7 @@ async fn exchange(
 ) -> Result<AdapterReport, String> {
     let pid = group.pid();
     // A write error is a closed stdin (EPIPE): the process is gone, and `next_line` says how.
-    let _ = io.stdin.write_all(&request_line(call)).await;
+    let _ = io.stdin.write_all(&request_line(call, None)).await;
     match next_line(io, pending, log).await {
         Ok(line) => parse_report(&line),
         Err(LineEnd::TooLong) => Err(too_long()),
@@ -268,9 +324,9 @@ async fn exchange(
     }
 }
 
-/// One request: the call, as a JSON line.
-fn request_line(call: &CallContext) -> Vec<u8> {
-    let request = json!({
+/// One request: the call, as a JSON line; with `"id"` for a process that serves calls at once.
+pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
+    let mut request = json!({
         "endpoint": call.endpoint,
         "tool": call.tool,
         "arguments": call.arguments,
@@ -278,6 +334,9 @@ fn request_line(call: &CallContext) -> Vec<u8> {
         "timeout_ms": u64::try_from(call.timeout.as_millis()).unwrap_or(u64::MAX),
         "annotations": call.annotations,
     });
+    if let (Some(id), Some(object)) = (id, request.as_object_mut()) {
+        object.insert("id".into(), id.into());
+    }
     let mut line = request.to_string().into_bytes();
     line.push(b'\n');
     line
@@ -336,34 +395,90 @@ fn too_long() -> String {
     )
 }
 
-/// Idle persistent processes, shared by every runtime that drives the adapter.
+/// Persistent processes, shared by every runtime that drives the adapter: idle ones that serve
+/// one call at a time, and ones that serve calls at once (in use or not).
 #[derive(Default)]
-pub(super) struct Pool(Mutex<Vec<Worker>>);
+pub(super) struct Pool {
+    idle: Mutex<Vec<Single>>,
+    shared: Mutex<Vec<Arc<Shared>>>,
+    /// Held while a process that serves calls at once is started, so that calls that find no
+    /// free slot wait for its slots instead of each starting a process of their own.
+    starting: tokio::sync::Mutex<()>,
+    /// Whether the last process started serves calls at once.
+    concurrent: AtomicBool,
+}
 
 impl Pool {
-    /// An idle worker that can serve, with notes on the ones that could not (now dropped).
+    /// Starts a process for one call; one that serves calls at once joins the pool at once.
+    /// Once processes serve calls at once, one starts at a time, and a call that waited for
+    /// its turn takes a slot of the one started meanwhile if there is one (with `notes` on
+    /// the idle ones that could not serve, as [`take`](Self::take)).
+    pub(super) async fn start(
+        &self,
+        program: &Program,
+        announce: Duration,
+        notes: &mut Vec<String>,
+    ) -> Result<Worker, StartFailure> {
+        let turn = match self.concurrent.load(Ordering::Relaxed) {
+            true => Some(self.starting.lock().await),
+            false => None,
+        };
+        if turn.is_some() {
+            let (found, more) = self.take();
+            notes.extend(more);
+            if let Some(worker) = found {
+                return Ok(worker);
+            }
+        }
+        let started = start(program, announce).await?;
+        self.concurrent
+            .store(matches!(started, Started::Shared(_)), Ordering::Relaxed);
+        match started {
+            Started::Single(single) => Ok(Worker::Single(single)),
+            Started::Shared(shared) => {
+                let shared = Arc::new(shared);
+                let lease = shared.lease().ok_or_else(|| StartFailure {
+                    reason: shared.retired().unwrap_or_default(),
+                    log: AdapterLog::new(),
+                });
+                lock(&self.shared).push(shared);
+                lease.map(Worker::Shared)
+            }
+        }
+    }
+
+    /// A free slot or an idle worker that can serve, with notes on the ones that could not
+    /// (now dropped).
     pub(super) fn take(&self) -> (Option<Worker>, Vec<String>) {
         let mut notes = Vec::new();
+        let lease = {
+            let mut shared = lock(&self.shared);
+            shared.retain(|worker| worker.usable(&mut notes));
+            shared.iter().find_map(Shared::lease)
+        };
+        if let Some(lease) = lease {
+            return (Some(Worker::Shared(lease)), notes);
+        }
         loop {
-            let Some(worker) = self.lock().pop() else {
+            let Some(single) = lock(&self.idle).pop() else {
                 return (None, notes);
             };
-            match worker.check_idle() {
-                Ok(worker) => return (Some(worker), notes),
+            match single.check_idle() {
+                Ok(single) => return (Some(Worker::Single(single)), notes),
                 Err(note) => notes.push(note),
             }
         }
     }
 
-    /// Puts a worker back for the next call.
+    /// Puts a worker back for the next call (a slot is given back by dropping it).
     pub(super) fn put(&self, worker: Worker) {
-        self.lock().push(worker);
+        if let Worker::Single(single) = worker {
+            lock(&self.idle).push(single);
+        }
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Worker>> {
-        // A worker list is still valid after a panic elsewhere.
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
+fn lock<T>(list: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A worker list is still valid after a panic elsewhere.
+    list.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
