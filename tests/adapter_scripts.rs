@@ -14,6 +14,9 @@ fn the_matrix_and_adapter_list_scripts_pass_their_tests() {
         .output()
         .expect("python3 runs (the SDK rows and .ci/run need it too)");
     let log = String::from_utf8_lossy(&done.stderr);
-    assert!(done.status.success(), "harness/adapters/test_scripts.py failed:\n{log}");
+    assert!(
+        done.status.success(),
+        "harness/adapters/test_scripts.py failed:\n{log}"
+    );
     assert!(log.contains("Ran "), "no test ran:\n{log}");
 }
