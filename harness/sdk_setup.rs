@@ -20,6 +20,7 @@
 
 use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
+use mcp_error_layers::report::{Format, ReportPaths};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -27,6 +28,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Set (to anything but `0`) to make an SDK that cannot be set up fail the run.
 pub const REQUIRE_VAR: &str = "MCP_ERROR_LAYERS_REQUIRE_SDKS";
+/// A folder: each SDK row writes its JSON report there as `<id>.json`, so that one
+/// `cargo test` runs every row once and leaves what `matrix.py` reads (`.ci/run` does this).
+/// A row's own `MCP_ERROR_LAYERS_JSON` still wins.
+pub const REPORTS_VAR: &str = "MCP_ERROR_LAYERS_SDK_REPORTS";
 
 /// The client timeout of calls whose case names none: SDKs that wait for their timeout where
 /// they should fail fast (a `202`, a response with another id, a cut stream) cost this much.
@@ -243,11 +248,24 @@ pub fn config(name: &str) -> Config {
             .unavailable(format!("{name}: {reason}"));
     }
     config
+        .reports(reports(name))
         .snapshots(format!("snapshots/{name}"))
         .baseline(format!("harness/adapters/{name}/baseline.toml"))
         .default_timeout(DEFAULT_TIMEOUT)
         .deadline_margin(sdk_margin(prepared))
         .test_threads(sdk_threads(prepared))
+}
+
+/// The reports the `MCP_ERROR_LAYERS_*` variables ask for, plus `<REPORTS_VAR>/<name>.json`.
+fn reports(name: &str) -> ReportPaths {
+    let own = ReportPaths::from_env();
+    match std::env::var_os(REPORTS_VAR).filter(|dir| !dir.is_empty()) {
+        Some(dir) => {
+            let json = PathBuf::from(dir).join(format!("{name}.json"));
+            own.or(&ReportPaths::none().with(Format::Json, json))
+        }
+        None => own,
+    }
 }
 
 /// The cases at once of a set-up adapter (`threads`, checked when it was read), else the

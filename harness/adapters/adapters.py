@@ -4,13 +4,20 @@
 
     python3 harness/adapters/adapters.py list          # "<id>\t<test target>", one per adapter
     python3 harness/adapters/adapters.py command ID    # the adapter's command, one word per line
+    python3 harness/adapters/adapters.py run [--lanes N] [--reports DIR] [ID ...]
+        # every row's `cargo test --locked --test sdk_<x>` (or just these), N rows side by side
+        # (default 2), each writing DIR/<id>.json (default target/sdk-reports); prints each
+        # row's wall time and the whole; exits 1 if a row failed
 
 The keys are documented in harness/adapters/README.md ("adapter.toml").
 """
 
+import concurrent.futures
 import os
 import pathlib
+import subprocess
 import sys
+import time
 import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -73,7 +80,60 @@ def command(adapter: dict) -> list[str]:
     return words + adapter.get("args", [])
 
 
+def run_row(adapter: dict, reports: pathlib.Path) -> tuple[str, float, int, str]:
+    """One row's test target: (id, wall seconds, exit code, its output's last lines)."""
+    env = {**os.environ, "MCP_ERROR_LAYERS_JSON": str(reports / f"{adapter['id']}.json")}
+    started = time.monotonic()
+    done = subprocess.run(
+        ["cargo", "test", "--locked", "-q", "--test", adapter["test"]],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+    return adapter["id"], time.monotonic() - started, done.returncode, tail
+
+
+def run(argv: list[str]) -> int:
+    lanes, reports, ids = 2, target() / "sdk-reports", []
+    words = iter(argv)
+    for word in words:
+        if word in ("--lanes", "--reports"):
+            value = next(words, None)
+            if value is None:
+                sys.exit(f"{word} needs a value")
+            if word == "--lanes":
+                if not value.isdigit() or not 1 <= int(value) <= 16:
+                    sys.exit(f"--lanes {value}: rows side by side, from 1 to 16")
+                lanes = int(value)
+            else:
+                reports = pathlib.Path(value).resolve()
+        else:
+            ids.append(word)
+    adapters = all_adapters()
+    unknown = set(ids) - {a["id"] for a in adapters}
+    if unknown:
+        sys.exit(f"no adapter {sorted(unknown)}; `adapters.py list` names them")
+    chosen = [a for a in adapters if not ids or a["id"] in ids]
+    # Build the test targets first, one cargo at a time, so that the timings are the rows'.
+    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q"] +
+                   [w for a in chosen for w in ("--test", a["test"])], cwd=ROOT, check=True)
+    reports.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(lanes) as pool:
+        rows = list(pool.map(lambda a: run_row(a, reports), chosen))
+    wall = time.monotonic() - started
+    width = max(len(a["id"]) for a in chosen)
+    for row_id, seconds, code, tail in rows:
+        print(f"{row_id:<{width}}  {seconds:6.1f} s  {'ok' if code == 0 else 'FAILED'}")
+    print(f"{'all ' + str(len(rows)) + ' rows':<{width}}  {wall:6.1f} s  wall, {lanes} side by side")
+    failed = [(row_id, tail) for row_id, _, code, tail in rows if code != 0]
+    for row_id, tail in failed:
+        print(f"\n--- {row_id} ---\n{tail}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["run"]:
+        return run(argv[1:])
     if argv[:1] == ["list"]:
         for adapter in all_adapters():
             print(f"{adapter['id']}\t{adapter['test']}")

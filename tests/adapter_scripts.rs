@@ -1,0 +1,22 @@
+//! The Python scripts beside the SDK adapters (`harness/adapters/matrix.py`, which builds the
+//! README's matrix, and `adapters.py`, the list of adapters) have their own unit tests in
+//! `harness/adapters/test_scripts.py`; this runs them under `cargo test`. Python 3.11 (for
+//! `tomllib`) is what the SDK rows need anyway; without it the test says so and fails.
+
+use std::process::Command;
+
+#[test]
+fn the_matrix_and_adapter_list_scripts_pass_their_tests() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let done = Command::new("python3")
+        .args(["-m", "unittest", "-v", "harness/adapters/test_scripts.py"])
+        .current_dir(root)
+        .output()
+        .expect("python3 runs (the SDK rows and .ci/run need it too)");
+    let log = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        done.status.success(),
+        "harness/adapters/test_scripts.py failed:\n{log}"
+    );
+    assert!(log.contains("Ran "), "no test ran:\n{log}");
+}
