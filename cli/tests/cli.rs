@@ -396,7 +396,13 @@ fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
 #[test]
 fn help_names_examples_exit_codes_and_environment() {
     let help = text(&run(&["--help"]).stdout);
-    for part in ["Examples:", "Exit codes:", "Environment:", "NO_COLOR", "2  the run cannot happen"] {
+    for part in [
+        "Examples:",
+        "Exit codes:",
+        "Environment:",
+        "NO_COLOR",
+        "2  the run cannot happen",
+    ] {
         assert!(help.contains(part), "{part:?} missing:\n{help}");
     }
     for command in ["run", "classify", "completions", "man"] {
@@ -412,13 +418,27 @@ fn a_report_named_dash_goes_to_stdout_and_the_human_lines_to_stderr() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["cases"][0]["id"], "tool/success");
-    assert!(text(&output.stderr).contains("1 cases: 1 passed"), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("1 cases: 1 passed"),
+        "{}",
+        text(&output.stderr)
+    );
     assert!(!dir.join("-").exists(), "a file named - was written");
 
     let tap = run_in(&dir, &["run", "tool/success", "--tap", "-", "--out", "r"]);
-    assert!(text(&tap.stdout).starts_with("TAP version 14\n"), "{}", text(&tap.stdout));
-    assert!(dir.join("r/mcp-error-layers.json").is_file(), "--out still gets the others");
-    assert!(!dir.join("r/mcp-error-layers.tap").exists(), "TAP went to stdout only");
+    assert!(
+        text(&tap.stdout).starts_with("TAP version 14\n"),
+        "{}",
+        text(&tap.stdout)
+    );
+    assert!(
+        dir.join("r/mcp-error-layers.json").is_file(),
+        "--out still gets the others"
+    );
+    assert!(
+        !dir.join("r/mcp-error-layers.tap").exists(),
+        "TAP went to stdout only"
+    );
 
     let two = run_in(&dir, &["run", "tool/success", "--json", "-", "--html", "-"]);
     assert_eq!(two.status.code(), Some(2));
@@ -450,7 +470,14 @@ fn classify_json_prints_one_object() {
 }
 
 const SUBCOMMANDS: [&str; 8] = [
-    "run", "list", "serve", "classify", "report", "diff", "completions", "man",
+    "run",
+    "list",
+    "serve",
+    "classify",
+    "report",
+    "diff",
+    "completions",
+    "man",
 ];
 
 #[test]
@@ -460,7 +487,11 @@ fn the_bash_completion_script_offers_every_subcommand() {
     let script = text(&output.stdout);
     assert!(script.contains("complete -F"), "{script}");
     for command in SUBCOMMANDS {
-        assert!(script.contains(&format!("mcp__error__layers__subcmd__{command})")) || script.contains(&format!("mcp__error__layers,{command})")), "{command} missing");
+        assert!(
+            script.contains(&format!("mcp__error__layers__subcmd__{command})"))
+                || script.contains(&format!("mcp__error__layers,{command})")),
+            "{command} missing"
+        );
     }
 }
 
@@ -469,7 +500,10 @@ fn the_man_page_is_roff_that_names_every_subcommand() {
     let output = run(&["man"]);
     assert_eq!(output.status.code(), Some(0));
     let page = text(&output.stdout);
-    assert!(page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH mcp-error-layers 1"), "{page}");
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH mcp-error-layers 1"),
+        "{page}"
+    );
     assert!(page.contains(".TH mcp-error-layers 1"), "{page}");
     let dir = temp_dir("man");
     let file = dir.join("mcp-error-layers.1");
@@ -486,7 +520,10 @@ fn the_man_page_is_roff_that_names_every_subcommand() {
         _ => page,
     };
     for command in SUBCOMMANDS {
-        assert!(shown.contains(&format!("mcp-error-layers-{command}")), "{command} missing:\n{shown}");
+        assert!(
+            shown.contains(&format!("mcp-error-layers-{command}")),
+            "{command} missing:\n{shown}"
+        );
     }
 }
 
@@ -503,10 +540,20 @@ fn colour_follows_the_flag_and_no_color() {
         text(&command.output().unwrap().stdout)
     };
     let green = "\u{1b}[";
-    assert!(with("always", false).contains(green), "{}", with("always", false));
-    assert!(with("always", true).contains(green), "the flag wins over NO_COLOR");
+    assert!(
+        with("always", false).contains(green),
+        "{}",
+        with("always", false)
+    );
+    assert!(
+        with("always", true).contains(green),
+        "the flag wins over NO_COLOR"
+    );
     assert!(!with("never", false).contains(green));
-    assert!(!with("auto", false).contains(green), "auto: no colour into a pipe");
+    assert!(
+        !with("auto", false).contains(green),
+        "auto: no colour into a pipe"
+    );
     let help = |colour: &str| text(&run(&["--color", colour, "--help"]).stdout);
     assert!(help("always").contains(green));
     assert!(!help("never").contains(green));
@@ -515,10 +562,18 @@ fn colour_follows_the_flag_and_no_color() {
         return;
     };
     let on_tty = |no_color: bool| {
-        let line = format!("{} run tool/success --out {dir}", env!("CARGO_BIN_EXE_mcp-error-layers"));
+        let line = format!(
+            "{} run tool/success --out {dir}",
+            env!("CARGO_BIN_EXE_mcp-error-layers")
+        );
         let mut command = Command::new("script");
-        command.args(["-qec", &line, "/dev/null"]).stdin(Stdio::null());
-        command.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").env_remove("CLICOLOR");
+        command
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null());
+        command
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CLICOLOR");
         if no_color {
             command.env("NO_COLOR", "1");
         }
@@ -581,7 +636,11 @@ fn tap_13_is_read_by_prove_with_the_run_s_result() {
             .arg(&tap)
             .output()
             .unwrap();
-        (run.status.code(), prove.status.success(), text(&prove.stdout))
+        (
+            run.status.code(),
+            prove.status.success(),
+            text(&prove.stdout),
+        )
     };
     // A run that passes with a warning (a TODO test point) and one that fails.
     let (code, passed, out) = prove(&["tool/", "retry/read-only-503-twice-then-success"]);
@@ -624,7 +683,10 @@ fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
         })
     });
     let Some(cases) = cases else {
-        eprintln!("the `cases` test binary is not built in {}: skipped", deps.display());
+        eprintln!(
+            "the `cases` test binary is not built in {}: skipped",
+            deps.display()
+        );
         return;
     };
     let mut child = Command::new(&cases)
@@ -638,6 +700,12 @@ fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
     let stderr = text(&output.stderr);
     assert_ne!(output.status.code(), Some(101), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    let listed = text(&Command::new(&cases).args(["--list", "--exact", "tool/success"]).output().unwrap().stdout);
+    let listed = text(
+        &Command::new(&cases)
+            .args(["--list", "--exact", "tool/success"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
     assert_eq!(listed, "[must] tool/success: test\n");
 }

@@ -410,7 +410,9 @@ fn executable(path: &std::path::Path) -> io::Result<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let metadata = std::fs::metadata(path)?;
     if metadata.is_dir() || metadata.permissions().mode() & 0o111 == 0 {
-        return Err(io::Error::from_raw_os_error(nix::errno::Errno::EACCES as i32));
+        return Err(io::Error::from_raw_os_error(
+            nix::errno::Errno::EACCES as i32,
+        ));
     }
     Ok(path.to_owned())
 }

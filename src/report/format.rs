@@ -183,14 +183,9 @@ fn tap_version_of(value: Option<std::ffi::OsString>) -> Result<TapVersion, Strin
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return Ok(TapVersion::default());
     };
-    value
-        .to_str()
-        .and_then(TapVersion::parse)
-        .ok_or_else(|| {
-            format!(
-                "{TAP_VERSION_VAR} is {value:?}: set it to 13 or 14, or unset it for 14"
-            )
-        })
+    value.to_str().and_then(TapVersion::parse).ok_or_else(|| {
+        format!("{TAP_VERSION_VAR} is {value:?}: set it to 13 or 14, or unset it for 14")
+    })
 }
 
 #[cfg(test)]
@@ -256,7 +251,10 @@ mod tests {
         assert_eq!(of("14"), Ok(TapVersion::V14));
         assert_eq!(
             of("12"),
-            Err("MCP_ERROR_LAYERS_TAP_VERSION is \"12\": set it to 13 or 14, or unset it for 14".into())
+            Err(
+                "MCP_ERROR_LAYERS_TAP_VERSION is \"12\": set it to 13 or 14, or unset it for 14"
+                    .into()
+            )
         );
     }
 }

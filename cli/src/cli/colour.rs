@@ -21,14 +21,15 @@ fn flag(args: impl Iterator<Item = std::ffi::OsString>) -> clap::ColorChoice {
         .map(|a| a.to_string_lossy().into_owned())
         .take_while(|a| a != "--")
         .collect();
-    let values = args.iter().enumerate().filter_map(|(i, arg)| {
-        match arg.strip_prefix("--color") {
-            Some(rest) if rest.is_empty() => args.get(i + 1).map(String::as_str),
+    let mut values = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, arg)| match arg.strip_prefix("--color") {
+            Some("") => args.get(i + 1).map(String::as_str),
             Some(rest) => rest.strip_prefix('='),
             None => None,
-        }
-    });
-    match values.last() {
+        });
+    match values.next_back() {
         Some("always") => clap::ColorChoice::Always,
         Some("never") => clap::ColorChoice::Never,
         _ => clap::ColorChoice::Auto,

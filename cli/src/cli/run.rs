@@ -311,7 +311,11 @@ fn live_line(record: &CaseRecord, colored: bool) -> String {
         standing => standing.as_str(),
     };
     let grade = record.grade.as_str();
-    let word = colour::paint(&format!("{word:<13}"), standing_style(&record.standing), colored);
+    let word = colour::paint(
+        &format!("{word:<13}"),
+        standing_style(&record.standing),
+        colored,
+    );
     let mut line = format!("{word} {grade:<6} {}", shown_id(&record.id));
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
