@@ -105,11 +105,34 @@ pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) ->
     args.test_threads = args.test_threads.or(resolved.test_threads);
     let plan = Plan::new(&resolved);
     let harness = Arc::new(harness(adapter, &resolved, &plan, &caller));
-    let conclusion = libtest_mimic::run(&args, harness.trials(&plan, &args));
+    let trials = harness.trials(&plan, &args);
+    if args.list && args.logfile.is_none() {
+        return list(&args, &trials);
+    }
+    let conclusion = libtest_mimic::run(&args, trials);
     if args.list {
         return conclusion.exit_code();
     }
     finish(&harness, &resolved, &conclusion)
+}
+
+/// `--list` as libtest-mimic prints it (`name: test`, the kind in brackets first), except that
+/// a closed stdout (`-- --list | head -1`) ends the listing instead of panicking.
+fn list(args: &Arguments, trials: &[libtest_mimic::Trial]) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for trial in trials.iter().filter(|t| !args.is_filtered_out(t)) {
+        let kind = match trial.kind() {
+            "" => String::new(),
+            kind => format!("[{kind}] "),
+        };
+        let what = if trial.is_bench() { "bench" } else { "test" };
+        if writeln!(out, "{kind}{}: {what}", trial.name()).is_err() {
+            break;
+        }
+    }
+    let _ = out.flush();
+    ExitCode::SUCCESS
 }
 
 fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> Harness<A> {

@@ -77,12 +77,12 @@ fn the_careless_run_has_every_verdict_and_every_standing() {
 fn snapshots_of_each_format() {
     let careless = fixture::stable(runs().careless.clone());
     let reference = fixture::stable(runs().reference.clone());
-    snapshot("careless.tap", &text(&Tap, &careless));
-    snapshot("careless-strict.tap", &text(&Tap, &strict(&careless)));
-    snapshot("reference.tap", &text(&Tap, &reference));
+    snapshot("careless.tap", &text(&Tap::default(), &careless));
+    snapshot("careless-strict.tap", &text(&Tap::default(), &strict(&careless)));
+    snapshot("reference.tap", &text(&Tap::default(), &reference));
     snapshot("careless.junit.xml", &text(&Junit, &careless));
     let accepting = fixture::accepting(&careless);
-    snapshot("careless-baseline.tap", &text(&Tap, &accepting));
+    snapshot("careless-baseline.tap", &text(&Tap::default(), &accepting));
     snapshot("careless-baseline.junit.xml", &text(&Junit, &accepting));
     snapshot("careless.json", &text(&Json, &careless));
     snapshot("matrix.html", &matrix(&[&reference, &careless]));
@@ -92,7 +92,7 @@ fn snapshots_of_each_format() {
 fn stable_reports_are_the_same_on_a_second_run() {
     let first = [&runs().reference, &runs().careless].map(|r| fixture::stable(r.clone()));
     let second = [fixture::reference_run(), fixture::careless_run(false)].map(fixture::stable);
-    let formats: [&dyn Reporter; 4] = [&Tap, &Junit, &Json, &html::Html];
+    let formats: [&dyn Reporter; 4] = [&Tap::default(), &Junit, &Json, &html::Html];
     for (a, b) in first.iter().zip(&second) {
         for reporter in formats {
             let (a, b) = (text(reporter, a), text(reporter, b));
@@ -208,7 +208,7 @@ fn counts_agree_between_formats_and_with_the_standings() {
                 .count(),
         };
         assert_eq!(want.failed, counts.failed);
-        assert_eq!(seen_in_tap(&text(&Tap, report)), want, "TAP");
+        assert_eq!(seen_in_tap(&text(&Tap::default(), report)), want, "TAP");
         assert_eq!(seen_in_junit(&text(&Junit, report)), want, "JUnit");
         assert_eq!(seen_in_json(&text(&Json, report)), want, "JSON");
         assert_eq!(seen_in_html(&text(&html::Html, report)), want, "HTML");
@@ -226,7 +226,7 @@ fn counts_agree_between_formats_and_with_the_standings() {
 
 #[test]
 fn tap_points_carry_skip_and_todo_directives_and_yaml_for_every_miss() {
-    let tap = text(&Tap, &runs().careless);
+    let tap = text(&Tap::default(), &runs().careless);
     assert!(tap.starts_with("TAP version 14\n"), "{tap}");
     assert!(tap.contains("ok 3 - fixture/declined # SKIP this client has no SSE \\# support\n"));
     assert!(tap.contains(
@@ -302,7 +302,7 @@ fn write_all_creates_folders_and_writes_every_format() {
     let paths = ReportPaths::all_in(&dir.path().join("nested/reports"));
     write_all(&runs().careless, &paths).unwrap();
     let tap = std::fs::read_to_string(paths.get(Format::Tap).unwrap()).unwrap();
-    assert_eq!(tap, text(&Tap, &runs().careless));
+    assert_eq!(tap, text(&Tap::default(), &runs().careless));
     for format in [Format::Junit, Format::Json, Format::Html] {
         let path = paths.get(format).unwrap();
         assert!(std::fs::metadata(path).unwrap().len() > 100);
@@ -359,7 +359,7 @@ fn an_adapter_log_shows_in_every_format() {
     let mut report = runs().careless.clone();
     let case = report.cases.iter_mut().find(|c| c.id == ID).unwrap();
     case.calls[0].adapter_log = Some(LOG.into());
-    let tap = text(&Tap, &report);
+    let tap = text(&Tap::default(), &report);
     let block =
         "      adapter_log: |-\n        sdk: got <200>\n        \n          error -32602 & more\n";
     assert!(tap.contains(block), "{tap}");

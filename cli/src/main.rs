@@ -3,11 +3,10 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = cli::parse();
     match cli::dispatch(args) {
         Ok(code) => code,
         Err(fatal) => {

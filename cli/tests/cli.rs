@@ -387,3 +387,325 @@ fn a_case_id_with_a_newline_is_printed_escaped_everywhere() {
     let junit = std::fs::read_to_string(out.join("mcp-error-layers.junit.xml")).unwrap();
     assert!(junit.contains("name=\"two\\nlines\""), "{junit}");
 }
+
+/// The one bin run inside `dir`, so that a stray file named `-` would land there.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    bin().args(args).current_dir(dir).output().unwrap()
+}
+
+#[test]
+fn help_names_examples_exit_codes_and_environment() {
+    let help = text(&run(&["--help"]).stdout);
+    for part in [
+        "Examples:",
+        "Exit codes:",
+        "Environment:",
+        "NO_COLOR",
+        "2  the run cannot happen",
+    ] {
+        assert!(help.contains(part), "{part:?} missing:\n{help}");
+    }
+    for command in ["run", "classify", "completions", "man"] {
+        let help = text(&run(&[command, "--help"]).stdout);
+        assert!(help.contains("Examples:"), "{command} --help:\n{help}");
+    }
+}
+
+#[test]
+fn a_report_named_dash_goes_to_stdout_and_the_human_lines_to_stderr() {
+    let dir = temp_dir("stdout-report");
+    let output = run_in(&dir, &["run", "tool/success", "--json", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["cases"][0]["id"], "tool/success");
+    assert!(
+        text(&output.stderr).contains("1 cases: 1 passed"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!dir.join("-").exists(), "a file named - was written");
+
+    let tap = run_in(&dir, &["run", "tool/success", "--tap", "-", "--out", "r"]);
+    assert!(
+        text(&tap.stdout).starts_with("TAP version 14\n"),
+        "{}",
+        text(&tap.stdout)
+    );
+    assert!(
+        dir.join("r/mcp-error-layers.json").is_file(),
+        "--out still gets the others"
+    );
+    assert!(
+        !dir.join("r/mcp-error-layers.tap").exists(),
+        "TAP went to stdout only"
+    );
+
+    let two = run_in(&dir, &["run", "tool/success", "--json", "-", "--html", "-"]);
+    assert_eq!(two.status.code(), Some(2));
+    assert_eq!(
+        text(&two.stderr),
+        "error: --json - and --html - both ask for stdout: at most one report may go there; \
+         give the other a file name\n"
+    );
+    assert!(two.stdout.is_empty());
+}
+
+#[test]
+fn classify_json_prints_one_object() {
+    let dir = temp_dir("classify-json");
+    let file = dir.join("capture.txt");
+    std::fs::write(
+        &file,
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n",
+    )
+    .unwrap();
+    let output = run(&["classify", "--json", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["outcome"], "HTTP_ERROR");
+    assert_eq!(json["status"], 503);
+    assert_eq!(json["code"], serde_json::Value::Null);
+    assert_eq!(json["layer"], "transport");
+    assert!(json["reason"].as_str().is_some_and(|r| !r.is_empty()));
+}
+
+const SUBCOMMANDS: [&str; 8] = [
+    "run",
+    "list",
+    "serve",
+    "classify",
+    "report",
+    "diff",
+    "completions",
+    "man",
+];
+
+#[test]
+fn the_bash_completion_script_offers_every_subcommand() {
+    let output = run(&["completions", "bash"]);
+    assert_eq!(output.status.code(), Some(0));
+    let script = text(&output.stdout);
+    assert!(script.contains("complete -F"), "{script}");
+    for command in SUBCOMMANDS {
+        assert!(
+            script.contains(&format!("mcp__error__layers__subcmd__{command})"))
+                || script.contains(&format!("mcp__error__layers,{command})")),
+            "{command} missing"
+        );
+    }
+}
+
+#[test]
+fn the_man_page_is_roff_that_names_every_subcommand() {
+    let output = run(&["man"]);
+    assert_eq!(output.status.code(), Some(0));
+    let page = text(&output.stdout);
+    assert!(
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH mcp-error-layers 1"),
+        "{page}"
+    );
+    assert!(page.contains(".TH mcp-error-layers 1"), "{page}");
+    let dir = temp_dir("man");
+    let file = dir.join("mcp-error-layers.1");
+    std::fs::write(&file, &page).unwrap();
+    // `man -l` renders it when man is installed; else the roff headers above must do.
+    let rendered = Command::new("man")
+        .arg("-l")
+        .arg(&file)
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output();
+    let shown = match rendered {
+        Ok(out) if out.status.success() => text(&out.stdout),
+        _ => page,
+    };
+    for command in SUBCOMMANDS {
+        assert!(
+            shown.contains(&format!("mcp-error-layers-{command}")),
+            "{command} missing:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let out = temp_dir("colour");
+    let dir = out.to_str().unwrap();
+    let with = |colour: &str, no_color: bool| {
+        let mut command = bin();
+        command.args(["run", "tool/success", "--out", dir, "--color", colour]);
+        if no_color {
+            command.env("NO_COLOR", "1");
+        }
+        text(&command.output().unwrap().stdout)
+    };
+    let green = "\u{1b}[";
+    assert!(
+        with("always", false).contains(green),
+        "{}",
+        with("always", false)
+    );
+    assert!(
+        with("always", true).contains(green),
+        "the flag wins over NO_COLOR"
+    );
+    assert!(!with("never", false).contains(green));
+    assert!(
+        !with("auto", false).contains(green),
+        "auto: no colour into a pipe"
+    );
+    let help = |colour: &str| text(&run(&["--color", colour, "--help"]).stdout);
+    assert!(help("always").contains(green));
+    assert!(!help("never").contains(green));
+    // On a terminal (`script` gives one), auto colours unless NO_COLOR is set.
+    let Ok(_) = Command::new("script").arg("--version").output() else {
+        return;
+    };
+    let on_tty = |no_color: bool| {
+        let line = format!(
+            "{} run tool/success --out {dir}",
+            env!("CARGO_BIN_EXE_mcp-error-layers")
+        );
+        let mut command = Command::new("script");
+        command
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null());
+        command
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CLICOLOR");
+        if no_color {
+            command.env("NO_COLOR", "1");
+        }
+        text(&command.output().unwrap().stdout)
+    };
+    let pass = "\u{1b}[1m\u{1b}[32mpass";
+    assert!(on_tty(false).contains(pass), "{:?}", on_tty(false));
+    assert!(!on_tty(true).contains(pass), "{:?}", on_tty(true));
+}
+
+/// `args` with stdout a pipe whose reader is gone: the status and stderr.
+fn with_closed_stdout(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String) {
+    let mut child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    (output.status.code(), text(&output.stderr))
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let dir = temp_dir("broken-pipe");
+    for args in [
+        &["--help"][..],
+        &["list"],
+        &["run", "tool/success"],
+        &["run", "tool/success", "--json", "-"],
+        &["completions", "bash"],
+        &["man"],
+    ] {
+        let (code, stderr) = with_closed_stdout(args, &dir);
+        assert_ne!(code, Some(101), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn tap_13_is_read_by_prove_with_the_run_s_result() {
+    if Command::new("prove").arg("--version").output().is_err() {
+        eprintln!("prove is not installed: skipped");
+        return;
+    }
+    let dir = temp_dir("prove");
+    let cases = temp_dir("prove-cases");
+    failing_case_as(&cases, "wrong.toml");
+    let prove = |args: &[&str]| {
+        let tap = dir.join("run.tap");
+        let mut all = vec!["run", "--tap", tap.to_str().unwrap(), "--tap-version", "13"];
+        all.extend_from_slice(args);
+        let run = run(&all);
+        let file = std::fs::read_to_string(&tap).unwrap();
+        assert!(file.starts_with("TAP version 13\n"), "{file}");
+        let prove = Command::new("prove")
+            .args(["--exec", "cat"])
+            .arg(&tap)
+            .output()
+            .unwrap();
+        (
+            run.status.code(),
+            prove.status.success(),
+            text(&prove.stdout),
+        )
+    };
+    // A run that passes with a warning (a TODO test point) and one that fails.
+    let (code, passed, out) = prove(&["tool/", "retry/read-only-503-twice-then-success"]);
+    assert_eq!(code, Some(0));
+    assert!(passed, "{out}");
+    let (code, passed, out) = prove(&["--no-builtin", "--cases", cases.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(!passed, "{out}");
+    assert!(out.contains("Failed 1/1"), "{out}");
+}
+
+#[test]
+fn an_adapter_program_that_cannot_start_exits_2_with_one_line() {
+    let output = run(&["run", "tool/", "--", "/nonexistent-program"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        text(&output.stderr),
+        "error: cannot start \"/nonexistent-program\": No such file or directory (os error 2)\n"
+    );
+    assert!(output.stdout.is_empty(), "{}", text(&output.stdout));
+    let dir = temp_dir("not-executable");
+    let script = dir.join("adapter.sh");
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    let output = run(&["run", "tool/", "--", script.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).ends_with("Permission denied (os error 13)\n"));
+    let output = run(&["run", "tool/", "--", "no-such-program-on-path"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
+    // The library's `main!` entry, as the root package's `cases` test target builds it; it is
+    // there under `cargo test --workspace` (not under `-p mcp-error-layers-cli` alone).
+    let deps = PathBuf::from(env!("CARGO_BIN_EXE_mcp-error-layers")).with_file_name("deps");
+    let cases = std::fs::read_dir(&deps).ok().and_then(|entries| {
+        entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.starts_with("cases-") && p.extension().is_none()
+        })
+    });
+    let Some(cases) = cases else {
+        eprintln!(
+            "the `cases` test binary is not built in {}: skipped",
+            deps.display()
+        );
+        return;
+    };
+    let mut child = Command::new(&cases)
+        .arg("--list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_ne!(output.status.code(), Some(101), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let listed = text(
+        &Command::new(&cases)
+            .args(["--list", "--exact", "tool/success"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(listed, "[must] tool/success: test\n");
+}

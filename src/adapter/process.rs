@@ -150,6 +150,16 @@ impl ProcessAdapter {
         }
     }
 
+    /// Whether the program can be started at all: it names an executable file (looked up on
+    /// `PATH` when the name has no `/`, as starting it does). `Err` is the one line saying why
+    /// not (`cannot start "/x": No such file or directory (os error 2)`), for a run to stop on
+    /// before any case; a program that starts and then fails is each case's business.
+    pub fn check_startable(&self) -> Result<(), String> {
+        locate(&self.program.program)
+            .map(|_| ())
+            .map_err(|e| self.program.cannot_start(&e))
+    }
+
     /// Runs one process per call without probing persistent mode.
     pub fn one_shot(self) -> Self {
         self.set_mode(Mode::OneShot("one process per call was asked for".into()));
@@ -373,4 +383,36 @@ impl Program {
     fn cannot_start(&self, error: &io::Error) -> String {
         format!("cannot start {:?}: {error}", self.program)
     }
+}
+
+/// Where `program` is, as `execvp` finds it: the path itself when it holds a `/`, else the
+/// first executable file of that name on `PATH`.
+fn locate(program: &std::ffi::OsStr) -> io::Result<std::path::PathBuf> {
+    let path = std::path::Path::new(program);
+    if program.as_encoded_bytes().contains(&b'/') {
+        return executable(path);
+    }
+    let dirs = std::env::var_os("PATH").unwrap_or_default();
+    let mut why = io::Error::from_raw_os_error(nix::errno::Errno::ENOENT as i32);
+    for dir in std::env::split_paths(&dirs) {
+        match executable(&dir.join(path)) {
+            Ok(found) => return Ok(found),
+            // A file that is there but cannot run says more than the ones that are missing.
+            Err(e) if e.kind() != io::ErrorKind::NotFound => why = e,
+            Err(_) => {}
+        }
+    }
+    Err(why)
+}
+
+/// `path` when it is a file someone may execute; else the error `execve` would give.
+fn executable(path: &std::path::Path) -> io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let metadata = std::fs::metadata(path)?;
+    if metadata.is_dir() || metadata.permissions().mode() & 0o111 == 0 {
+        return Err(io::Error::from_raw_os_error(
+            nix::errno::Errno::EACCES as i32,
+        ));
+    }
+    Ok(path.to_owned())
 }

@@ -3,13 +3,14 @@
 //! under `cargo test` and its file name in a report folder. [`ReportPaths`], the CLI's flags,
 //! the env reading and the "reports written" lines all loop over [`Format::ALL`].
 
+use super::tap::TapVersion;
 use super::{Reporter, html, json, junit, tap};
 use std::path::{Path, PathBuf};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
-    /// TAP 14.
+    /// TAP 14 (or 13, [`ReportPaths::with_tap_version`]).
     Tap,
     /// JUnit XML.
     Junit,
@@ -23,10 +24,13 @@ impl Format {
     /// Every format, in the order messages list them.
     pub const ALL: [Format; 4] = [Format::Tap, Format::Junit, Format::Json, Format::Html];
 
-    /// Its writer.
+    /// Its writer (TAP 14 for [`Format::Tap`]; [`ReportPaths::reporter`] follows the version
+    /// asked for).
     pub fn reporter(self) -> &'static dyn Reporter {
         match self {
-            Format::Tap => &tap::Tap,
+            Format::Tap => &tap::Tap {
+                version: TapVersion::V14,
+            },
             Format::Junit => &junit::Junit,
             Format::Json => &json::Json,
             Format::Html => &html::Html,
@@ -67,10 +71,25 @@ impl Format {
 /// The variable that names a folder for every format at once.
 pub const REPORT_DIR_VAR: &str = "MCP_ERROR_LAYERS_REPORT_DIR";
 
-/// Where to write each report; a format without a path is skipped.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The variable that picks the TAP version under `cargo test`: `13` or `14` (the default).
+pub const TAP_VERSION_VAR: &str = "MCP_ERROR_LAYERS_TAP_VERSION";
+
+/// Where to write each report (a format without a path is skipped), and which TAP version.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportPaths {
     paths: std::collections::BTreeMap<Format, PathBuf>,
+    /// The TAP version, or why the environment's value is not one: the error surfaces when
+    /// the TAP report is written, naming the variable.
+    tap_version: Result<TapVersion, String>,
+}
+
+impl Default for ReportPaths {
+    fn default() -> Self {
+        ReportPaths {
+            paths: Default::default(),
+            tap_version: Ok(TapVersion::default()),
+        }
+    }
 }
 
 impl ReportPaths {
@@ -101,9 +120,31 @@ impl ReportPaths {
                 Some(path) => paths.with(f, path),
                 None => paths,
             });
-        match var(REPORT_DIR_VAR) {
+        let paths = match var(REPORT_DIR_VAR) {
             Some(dir) => own.or(&Self::all_in(&dir)),
             None => own,
+        };
+        ReportPaths {
+            tap_version: tap_version_of(std::env::var_os(TAP_VERSION_VAR)),
+            ..paths
+        }
+    }
+
+    /// These paths with TAP written as `version`.
+    pub fn with_tap_version(mut self, version: TapVersion) -> Self {
+        self.tap_version = Ok(version);
+        self
+    }
+
+    /// The writer of `format`, in the TAP version asked for; `Err` says why the asked-for
+    /// version is not one.
+    pub fn reporter(&self, format: Format) -> Result<&'static dyn Reporter, String> {
+        match (format, &self.tap_version) {
+            (Format::Tap, Err(why)) => Err(why.clone()),
+            (Format::Tap, Ok(TapVersion::V13)) => Ok(&tap::Tap {
+                version: TapVersion::V13,
+            }),
+            _ => Ok(format.reporter()),
         }
     }
 
@@ -135,6 +176,16 @@ impl ReportPaths {
     pub fn any(&self) -> bool {
         !self.paths.is_empty()
     }
+}
+
+/// The TAP version [`TAP_VERSION_VAR`]'s value asks for: unset or empty is 14.
+fn tap_version_of(value: Option<std::ffi::OsString>) -> Result<TapVersion, String> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(TapVersion::default());
+    };
+    value.to_str().and_then(TapVersion::parse).ok_or_else(|| {
+        format!("{TAP_VERSION_VAR} is {value:?}: set it to 13 or 14, or unset it for 14")
+    })
 }
 
 #[cfg(test)]
@@ -171,5 +222,39 @@ mod tests {
             Some(Path::new("dir/mcp-error-layers.tap"))
         );
         assert_eq!(paths.iter().count(), 4);
+    }
+
+    #[test]
+    fn the_tap_version_changes_only_the_version_line() {
+        let report = super::super::RunReport {
+            adapter: super::super::AdapterInfo {
+                name: "a".into(),
+                version: None,
+            },
+            protocol_version: None,
+            strict: false,
+            cases: Vec::new(),
+        };
+        let render = |paths: ReportPaths| paths.reporter(Format::Tap).unwrap().render(&report);
+        let v14 = render(ReportPaths::none()).unwrap();
+        let v13 = render(ReportPaths::none().with_tap_version(TapVersion::V13)).unwrap();
+        assert!(v14.starts_with("TAP version 14\n"), "{v14}");
+        assert_eq!(v13, v14.replacen("TAP version 14", "TAP version 13", 1));
+    }
+
+    #[test]
+    fn the_tap_version_variable_takes_13_or_14_and_names_itself_otherwise() {
+        let of = |v: &str| tap_version_of(Some(v.into()));
+        assert_eq!(tap_version_of(None), Ok(TapVersion::V14));
+        assert_eq!(of(""), Ok(TapVersion::V14));
+        assert_eq!(of("13"), Ok(TapVersion::V13));
+        assert_eq!(of("14"), Ok(TapVersion::V14));
+        assert_eq!(
+            of("12"),
+            Err(
+                "MCP_ERROR_LAYERS_TAP_VERSION is \"12\": set it to 13 or 14, or unset it for 14"
+                    .into()
+            )
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Reports: one run's records written as TAP 14, JUnit XML, JSON and an HTML matrix.
+//! Reports: one run's records written as TAP 14 (or 13), JUnit XML, JSON and an HTML matrix.
 //!
 //! Every writer reads the same [`RunReport`], which holds one record per case (and per call
 //! inside it) as the runner kept them; libtest's own output keeps only counts. Each format is
@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub use format::{Format, REPORT_DIR_VAR, ReportPaths};
+pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
 
 pub mod diff;
 mod format;
@@ -90,7 +90,11 @@ pub trait Reporter {
 /// Writes every report `paths` asks for, creating parent folders as needed.
 pub fn write_all(report: &RunReport, paths: &ReportPaths) -> Result<(), ReportError> {
     for (format, path) in paths.iter() {
-        write_file(path, |out| format.reporter().write(report, out))?;
+        let reporter = paths.reporter(format).map_err(|why| ReportError {
+            path: path.to_owned(),
+            source: io::Error::other(why),
+        })?;
+        write_file(path, |out| reporter.write(report, out))?;
     }
     Ok(())
 }

@@ -1,5 +1,10 @@
-//! TAP 14: a version line, the plan, one test point per case and a YAML diagnostics block for
-//! every case that did not pass.
+//! TAP 14 (or 13): a version line, the plan, one test point per case and a YAML diagnostics
+//! block for every case that did not pass.
+//!
+//! The two versions differ here only in the version line: this writer uses nothing TAP 14 added
+//! (no subtests, no pragmas), and 13 already has the indented YAML block and the `SKIP`/`TODO`
+//! directives. `\#` and `\\` in a description are TAP 14's escapes; a TAP 13 reader such as
+//! Perl's `prove` reads `\#` as no directive too, so the text is the same for both.
 //!
 //! Directives: an unsupported case is `ok N - id # SKIP why`. A deviation that does not fail the
 //! run is `not ok N - id # TODO why`: TAP's TODO marks a known-broken item that a harness does
@@ -16,9 +21,42 @@ use crate::wire::Exchange;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// The TAP 14 writer.
+/// The TAP writer, for one version.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Tap;
+pub struct Tap {
+    /// The version it writes.
+    pub version: TapVersion,
+}
+
+/// Which TAP version to write: 14 unless a consumer rejects it (Perl's `prove` before
+/// Test::Harness 3.42 does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TapVersion {
+    /// TAP 13.
+    V13,
+    /// TAP 14, the default.
+    #[default]
+    V14,
+}
+
+impl TapVersion {
+    /// `13` or `14` as a command line or an environment variable spells it.
+    pub fn parse(text: &str) -> Option<TapVersion> {
+        match text {
+            "13" => Some(TapVersion::V13),
+            "14" => Some(TapVersion::V14),
+            _ => None,
+        }
+    }
+
+    /// The number on the version line.
+    pub fn number(self) -> u8 {
+        match self {
+            TapVersion::V13 => 13,
+            TapVersion::V14 => 14,
+        }
+    }
+}
 
 impl Reporter for Tap {
     fn format(&self) -> &'static str {
@@ -26,7 +64,7 @@ impl Reporter for Tap {
     }
 
     fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "TAP version 14")?;
+        writeln!(out, "TAP version {}", self.version.number())?;
         writeln!(out, "# {}", header(report))?;
         if report.cases.is_empty() {
             writeln!(out, "1..0 # SKIP no cases")?;

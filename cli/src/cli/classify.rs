@@ -1,6 +1,6 @@
 //! `classify`: a captured HTTP response through the reference classifier.
 
-use super::Fatal;
+use super::{Fatal, print};
 use clap::Args;
 use mcp_error_layers::classify::capture::Capture;
 use serde_json::Value;
@@ -16,7 +16,19 @@ pub struct ClassifyArgs {
     /// The JSON-RPC id of the request the response answers (a JSON value: 1 or "abc").
     #[arg(long, default_value = "1", value_name = "JSON")]
     id: String,
+    /// Print one JSON object: outcome, status, code, layer, reason (`null` when absent).
+    #[arg(long)]
+    json: bool,
 }
+
+/// The end of `classify --help`.
+pub const CLASSIFY_HELP: &str = "\
+Examples:
+  mcp-error-layers classify capture.txt
+  curl -si -X POST -d @call.json http://127.0.0.1:8080/mcp | mcp-error-layers classify --json
+
+Output (text): `OUTCOME status=N code=N`, then `layer:` and `why:`. With --json:
+  {\"outcome\": \"JSONRPC_ERROR\", \"status\": 200, \"code\": -32602, \"layer\": \"protocol\", \"reason\": \"...\"}";
 
 /// Prints the outcome and why.
 pub fn classify(args: ClassifyArgs) -> Result<ExitCode, Fatal> {
@@ -29,6 +41,17 @@ pub fn classify(args: ClassifyArgs) -> Result<ExitCode, Fatal> {
     })?;
     let capture = Capture::parse(&bytes).map_err(|e| Fatal::new(format!("{name}: {e}")))?;
     let classification = capture.classify(&id);
+    if args.json {
+        let json = serde_json::json!({
+            "outcome": classification.outcome.to_string(),
+            "status": classification.status,
+            "code": classification.code,
+            "layer": classification.outcome.layer().to_string(),
+            "reason": classification.reason,
+        });
+        print(&format!("{json}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut line = classification.outcome.to_string();
     if let Some(status) = classification.status {
         line.push_str(&format!(" status={status}"));
@@ -36,9 +59,11 @@ pub fn classify(args: ClassifyArgs) -> Result<ExitCode, Fatal> {
     if let Some(code) = classification.code {
         line.push_str(&format!(" code={code}"));
     }
-    println!("{line}");
-    println!("  layer: {}", classification.outcome.layer());
-    println!("  why:   {}", classification.reason);
+    print(&format!(
+        "{line}\n  layer: {}\n  why:   {}\n",
+        classification.outcome.layer(),
+        classification.reason
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,7 @@
 //! `run`: cases against a client, a live line per case, a summary, and reports.
 
-use super::Fatal;
 use super::select::Selection;
+use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_error_layers::adapter::Driver;
@@ -10,6 +10,7 @@ use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::tap::TapVersion;
 use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Rules, Standing};
@@ -52,16 +53,19 @@ pub struct RunArgs {
     /// SHOULD-grade mismatches fail the run too.
     #[arg(long)]
     strict: bool,
-    /// Write TAP 14 here.
+    /// Write TAP here (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     tap: Option<PathBuf>,
-    /// Write JUnit XML here.
+    /// The TAP version: 14, or 13 for consumers that reject 14 (Perl's `prove` before 3.42).
+    #[arg(long, value_name = "VERSION", value_enum, default_value_t = TapVersionArg::V14)]
+    tap_version: TapVersionArg,
+    /// Write JUnit XML here (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
-    /// Write the JSON report here.
+    /// Write the JSON report here (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write the HTML page here.
+    /// Write the HTML page here (`-`: stdout).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     /// Write all four reports into this folder (the default, `reports/`, when no single report
@@ -83,17 +87,78 @@ impl RunArgs {
     }
 }
 
+/// `--tap-version` as clap spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum TapVersionArg {
+    #[value(name = "13")]
+    V13,
+    #[default]
+    #[value(name = "14")]
+    V14,
+}
+
+/// The end of `run --help`.
+pub const RUN_HELP: &str = "\
+Examples:
+  mcp-error-layers run sse/ retry/               the cases whose id contains sse/ or retry/
+  mcp-error-layers run --json - | jq .counts     the JSON report on stdout, the live lines on stderr
+  mcp-error-layers run --tap - --tap-version 13 | prove -   (a TAP 13 consumer)
+  mcp-error-layers run --out reports/ -- python3 my_adapter.py
+
+Exit codes: 0 every case that counts passed, 1 a case failed, 2 the run cannot happen (a usage
+error, an unreadable folder, a report that cannot be written, a program that cannot be started).";
+
+/// Where the live lines, the summary and the \"report:\" lines go: stdout, unless a report
+/// goes there.
+#[derive(Debug, Clone, Copy)]
+struct Human {
+    to_stderr: bool,
+}
+
+impl Human {
+    fn line(self, text: &str) -> Result<(), Fatal> {
+        let bytes = format!("{text}\n").into_bytes();
+        match self.to_stderr {
+            true => write_to(&mut std::io::stderr().lock(), "stderr", &bytes),
+            false => write_to(&mut std::io::stdout().lock(), "stdout", &bytes),
+        }
+    }
+
+    fn is_terminal(self) -> bool {
+        match self.to_stderr {
+            true => std::io::stderr().is_terminal(),
+            false => std::io::stdout().is_terminal(),
+        }
+    }
+
+    fn colored(self) -> bool {
+        match self.to_stderr {
+            true => colour::enabled(&std::io::stderr()),
+            false => colour::enabled(&std::io::stdout()),
+        }
+    }
+}
+
 /// Runs the selected cases and reports.
 pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let sources = args.selection.sources()?;
     let (name, version) = adapter_identity(&args)?;
+    let (paths, to_stdout) = report_paths(&args)?;
+    let human = Human {
+        to_stderr: to_stdout.is_some(),
+    };
     let started = Instant::now();
     let records = match args.command.split_first() {
-        Some((program, rest)) => run_with(&process_adapter(program, rest, &args), &sources, &args),
+        Some((program, rest)) => {
+            let adapter = process_adapter(program, rest, &args);
+            adapter.check_startable().map_err(Fatal::new)?;
+            run_with(&adapter, &sources, &args, human)
+        }
         None => run_with(
             &ReferenceAdapter::new().with_retry(args.retry.policy()),
             &sources,
             &args,
+            human,
         ),
     };
     let report = RunReport {
@@ -103,11 +168,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
         cases: records,
     };
     let counts = Counts::of(&report.cases);
-    println!(
+    human.line(&format!(
         "\n{counts} in {:.0} ms",
         started.elapsed().as_secs_f64() * 1000.0
-    );
-    write_reports(&report, &report_paths(&args))?;
+    ))?;
+    write_reports(&report, &paths, human)?;
+    if let Some(format) = to_stdout {
+        let text = paths
+            .reporter(format)
+            .and_then(|r| r.render(&report).map_err(|e| e.to_string()))
+            .map_err(|e| Fatal::new(format!("cannot write the {} report: {e}", format.label())))?;
+        super::print(&text)?;
+    }
     Ok(if counts.failed > 0 {
         ExitCode::from(1)
     } else {
@@ -174,13 +246,19 @@ fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
 }
 
 /// Runs every source against `driver` with a live line per case.
-fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Vec<CaseRecord> {
+fn run_with<D: Driver>(
+    driver: &D,
+    sources: &[CaseSource],
+    args: &RunArgs,
+    human: Human,
+) -> Vec<CaseRecord> {
     let options = RunOptions {
         protocol_version: args.protocol_version.clone(),
         rules: Rules::strict(args.strict),
         ..RunOptions::default()
     };
-    let bar = progress_bar(sources.len() as u64);
+    let bar = progress_bar(sources.len() as u64, human);
+    let colored = human.colored();
     let jobs = args.jobs.unwrap_or_else(|| {
         if args.command.is_empty() {
             default_jobs()
@@ -189,7 +267,7 @@ fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Ve
         }
     });
     let records = run_all(driver, sources, &options, jobs, &|record| {
-        show(&bar, live_line(record));
+        show(&bar, human, live_line(record, colored));
     });
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -198,35 +276,47 @@ fn run_with<D: Driver>(driver: &D, sources: &[CaseSource], args: &RunArgs) -> Ve
 }
 
 /// A bar under the live lines for a person at a terminal; plain lines when piped.
-fn progress_bar(len: u64) -> Option<ProgressBar> {
-    if !std::io::stdout().is_terminal() {
+fn progress_bar(len: u64, human: Human) -> Option<ProgressBar> {
+    if !human.is_terminal() {
         return None;
     }
     let style = ProgressStyle::with_template("{bar:30} {pos}/{len} cases {elapsed}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stdout());
+    let target = match human.to_stderr {
+        true => ProgressDrawTarget::stderr(),
+        false => ProgressDrawTarget::stdout(),
+    };
+    let bar = ProgressBar::with_draw_target(Some(len), target);
     Some(bar.with_style(style))
 }
 
-fn show(bar: &Option<ProgressBar>, line: String) {
+fn show(bar: &Option<ProgressBar>, human: Human, line: String) {
     match bar {
         Some(bar) => {
             bar.println(line);
             bar.inc(1);
         }
-        None => println!("{line}"),
+        // A reader that went away (`| head`) loses the lines; the run and its reports go on.
+        None => {
+            let _ = human.line(&line);
+        }
     }
 }
 
 /// `pass          must    sse/final-result`; for anything else, per call expected → observed
 /// and, under it, each thing that differs.
-fn live_line(record: &CaseRecord) -> String {
+fn live_line(record: &CaseRecord, colored: bool) -> String {
     let word = match &record.standing {
         Standing::Warning(_) => "warn",
         standing => standing.as_str(),
     };
     let grade = record.grade.as_str();
-    let mut line = format!("{word:<13} {grade:<6} {}", shown_id(&record.id));
+    let word = colour::paint(
+        &format!("{word:<13}"),
+        standing_style(&record.standing),
+        colored,
+    );
+    let mut line = format!("{word} {grade:<6} {}", shown_id(&record.id));
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
     }
@@ -242,28 +332,76 @@ fn live_line(record: &CaseRecord) -> String {
     line
 }
 
-/// The named files; all four in `--out` (default `reports/`) when none is named.
-fn report_paths(args: &RunArgs) -> ReportPaths {
-    let named = Format::ALL
-        .into_iter()
-        .fold(ReportPaths::none(), |paths, format| {
-            match args.path(format) {
-                Some(path) => paths.with(format, path),
-                None => paths,
-            }
-        });
-    let folder = match (&args.out, named.any()) {
-        (Some(dir), _) => dir.clone(),
-        (None, true) => return named,
-        (None, false) => PathBuf::from("reports"),
+/// The verdict word's colour: green for a pass, red for what fails the run, yellow between.
+fn standing_style(standing: &Standing) -> anstyle::Style {
+    use anstyle::AnsiColor;
+    let colour = match standing {
+        Standing::Pass => AnsiColor::Green,
+        Standing::Unsupported(_) => AnsiColor::Cyan,
+        Standing::Warning(_) | Standing::Accepted(_) => AnsiColor::Yellow,
+        Standing::Fail | Standing::Hang | Standing::AdapterError | Standing::Stale(_) => {
+            AnsiColor::Red
+        }
     };
-    named.or(&ReportPaths::all_in(&folder))
+    anstyle::Style::new().fg_color(Some(colour.into())).bold()
 }
 
-fn write_reports(report: &RunReport, paths: &ReportPaths) -> Result<(), Fatal> {
+/// The named files (all four in `--out`, default `reports/`, when none is named), and the one
+/// format named `-`, which goes to stdout; a second `-` is a usage error.
+fn report_paths(args: &RunArgs) -> Result<(ReportPaths, Option<Format>), Fatal> {
+    let version = match args.tap_version {
+        TapVersionArg::V13 => TapVersion::V13,
+        TapVersionArg::V14 => TapVersion::V14,
+    };
+    let mut named = ReportPaths::none().with_tap_version(version);
+    let mut to_stdout: Option<Format> = None;
+    for format in Format::ALL {
+        match args.path(format) {
+            Some(path) if path.as_os_str() == "-" => match to_stdout {
+                Some(first) => {
+                    return Err(Fatal::new(format!(
+                        "--{} - and --{} - both ask for stdout: at most one report may go \
+                         there; give the other a file name",
+                        flag(first),
+                        flag(format)
+                    )));
+                }
+                None => to_stdout = Some(format),
+            },
+            Some(path) => named = named.with(format, path),
+            None => {}
+        }
+    }
+    let folder = match (&args.out, named.any() || to_stdout.is_some()) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => return Ok((named, to_stdout)),
+        (None, false) => PathBuf::from("reports"),
+    };
+    let in_folder = ReportPaths::all_in(&folder);
+    let others = Format::ALL
+        .into_iter()
+        .filter(|f| Some(*f) != to_stdout)
+        .fold(named.clone(), |paths, f| match in_folder.get(f) {
+            Some(path) if paths.get(f).is_none() => paths.with(f, path),
+            _ => paths,
+        });
+    Ok((others, to_stdout))
+}
+
+/// The flag that names `format`'s file.
+fn flag(format: Format) -> &'static str {
+    match format {
+        Format::Tap => "tap",
+        Format::Junit => "junit",
+        Format::Json => "json",
+        Format::Html => "html",
+    }
+}
+
+fn write_reports(report: &RunReport, paths: &ReportPaths, human: Human) -> Result<(), Fatal> {
     write_all(report, paths).map_err(|e| Fatal::new(e.to_string()))?;
     for (format, path) in paths.iter() {
-        println!("{:<5} report: {}", format.label(), path.display());
+        human.line(&format!("{:<5} report: {}", format.label(), path.display()))?;
     }
     Ok(())
 }
