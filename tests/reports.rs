@@ -78,7 +78,10 @@ fn snapshots_of_each_format() {
     let careless = fixture::stable(runs().careless.clone());
     let reference = fixture::stable(runs().reference.clone());
     snapshot("careless.tap", &text(&Tap::default(), &careless));
-    snapshot("careless-strict.tap", &text(&Tap::default(), &strict(&careless)));
+    snapshot(
+        "careless-strict.tap",
+        &text(&Tap::default(), &strict(&careless)),
+    );
     snapshot("reference.tap", &text(&Tap::default(), &reference));
     snapshot("careless.junit.xml", &text(&Junit, &careless));
     let accepting = fixture::accepting(&careless);

@@ -676,11 +676,16 @@ fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
     // The library's `main!` entry, as the root package's `cases` test target builds it; it is
     // there under `cargo test --workspace` (not under `-p mcp-error-layers-cli` alone).
     let deps = PathBuf::from(env!("CARGO_BIN_EXE_mcp-error-layers")).with_file_name("deps");
+    // The newest one: older builds of the same target stay in `deps/` beside it.
     let cases = std::fs::read_dir(&deps).ok().and_then(|entries| {
-        entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
-            let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name.starts_with("cases-") && p.extension().is_none()
-        })
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.file_name().unwrap_or_default().to_string_lossy();
+                name.starts_with("cases-") && p.extension().is_none()
+            })
+            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
     });
     let Some(cases) = cases else {
         eprintln!(

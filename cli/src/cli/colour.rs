@@ -21,14 +21,14 @@ fn flag(args: impl Iterator<Item = std::ffi::OsString>) -> clap::ColorChoice {
         .map(|a| a.to_string_lossy().into_owned())
         .take_while(|a| a != "--")
         .collect();
-    let mut values = args
-        .iter()
-        .enumerate()
-        .filter_map(|(i, arg)| match arg.strip_prefix("--color") {
-            Some("") => args.get(i + 1).map(String::as_str),
-            Some(rest) => rest.strip_prefix('='),
-            None => None,
-        });
+    let mut values =
+        args.iter()
+            .enumerate()
+            .filter_map(|(i, arg)| match arg.strip_prefix("--color") {
+                Some("") => args.get(i + 1).map(String::as_str),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            });
     match values.next_back() {
         Some("always") => clap::ColorChoice::Always,
         Some("never") => clap::ColorChoice::Never,
