@@ -386,8 +386,8 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client, 48 cases: 18 passed (11 pass, 1 accepted, 6 warnings), 27 failed (22 fail, 3 hang, 1 adapter-error, 1 stale), 3 unsupported; 0 snapshots changed
-//! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found
+//! mcp-error-layers: careless-client, 86 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 73 failed (67 fail, 3 hang, 3 adapter-error, 0 stale), 11 unsupported; 0 snapshots changed
+//! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
 //! It counts what libtest counts (passed, failed, ignored), with the parts of each. Every report
