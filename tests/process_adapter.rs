@@ -304,7 +304,10 @@ fn an_exit_without_an_observation_names_the_status_and_keeps_stderr() {
     assert_eq!(call.verdict, Verdict::AdapterError);
     assert_eq!(
         call.problems,
-        ["the adapter exited with status 3 without printing an observation"]
+        [
+            "the adapter exited with status 3 without printing an observation; its stderr ended \
+          with: the client exploded"
+        ]
     );
     assert_eq!(call.adapter_log.as_deref(), Some("the client exploded\n"));
 }

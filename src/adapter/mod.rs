@@ -181,6 +181,9 @@ impl StartUp {
 /// the middle is counted (a traceback at the end matters as much as the start-up lines).
 pub const LOG_CAP: usize = 64 * 1024;
 
+/// The most characters of an adapter's last stderr line that an adapter error quotes.
+pub const CAUSE_CHARS: usize = 200;
+
 /// An adapter's log for one call (an adapter program's stderr), bounded by [`LOG_CAP`], plus
 /// notes from the driver itself (why it stopped reading, why it fell back).
 ///
@@ -220,6 +223,34 @@ impl AdapterLog {
         self.lock().notes.push(note.into());
     }
 
+    /// The last non-blank line the adapter wrote (not the driver's notes), at most
+    /// [`CAUSE_CHARS`] characters: for a crash, the line that says why (a traceback's last).
+    pub fn last_line(&self) -> Option<String> {
+        let log = self.lock();
+        let (front, back) = log.tail.as_slices();
+        let bytes = if log.tail.is_empty() {
+            log.head.clone()
+        } else {
+            [front, back].concat()
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.lines().map(str::trim).rfind(|l| !l.is_empty())?;
+        let mut cause: String = line.chars().take(CAUSE_CHARS).collect();
+        if line.chars().count() > CAUSE_CHARS {
+            cause.push('…');
+        }
+        Some(cause)
+    }
+
+    /// `message`, with the adapter's last stderr line when it wrote one: an adapter error then
+    /// says why on its own line, not only in the log below it.
+    pub fn with_cause(&self, message: String) -> String {
+        match self.last_line() {
+            Some(line) => format!("{message}; its stderr ended with: {line}"),
+            None => message,
+        }
+    }
+
     /// The log as text (invalid UTF-8 replaced), or `None` when nothing was written.
     pub fn text(&self) -> Option<String> {
         let log = self.lock();
@@ -253,6 +284,22 @@ impl AdapterLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cause_is_the_last_non_blank_line_and_bounded() {
+        let log = AdapterLog::new();
+        assert_eq!(log.with_cause("it died".into()), "it died");
+        log.append(b"Traceback (most recent call last):\n  File x\nValueError: boom\n\n");
+        log.note("a note of the driver's");
+        assert_eq!(
+            log.with_cause("it died".into()),
+            "it died; its stderr ended with: ValueError: boom"
+        );
+        log.append("é".repeat(CAUSE_CHARS + 5).as_bytes());
+        let line = log.last_line().unwrap();
+        assert_eq!(line.chars().count(), CAUSE_CHARS + 1, "{line}");
+        assert!(line.ends_with('…'));
+    }
 
     #[test]
     fn a_log_keeps_its_head_and_tail_and_counts_the_middle() {

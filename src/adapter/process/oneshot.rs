@@ -30,7 +30,10 @@ pub(super) async fn run(
     };
     let output = collect(&mut group, receiver(stdout)?, receiver(stderr)?, log).await;
     drop(group); // the group is killed before its output is judged
-    judge(&output)
+    judge(&output).map_err(|message| match lines(&output.stdout).is_empty() {
+        true => log.with_cause(message),
+        false => message,
+    })
 }
 
 /// A pipe end, registered with the current runtime.

@@ -317,10 +317,10 @@ async fn exchange(
     match next_line(io, pending, log).await {
         Ok(line) => parse_report(&line),
         Err(LineEnd::TooLong) => Err(too_long()),
-        Err(LineEnd::Closed) => Err(format!(
+        Err(LineEnd::Closed) => Err(log.with_cause(format!(
             "the persistent adapter (pid {pid}) {} before answering",
             closed(group).await
-        )),
+        ))),
     }
 }
 
