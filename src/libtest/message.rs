@@ -1,4 +1,4 @@
-//! Every line the entry prints or puts into a test's failure, in one place so that the wording
+//! Every line the harness prints or puts into a test's failure, in one place so that the wording
 //! stays consistent.
 
 use super::trial::Kept;

@@ -1,5 +1,5 @@
-//! The `cargo test` entry of a client project: the [`main!`](crate::main!) macro and its
-//! [`Config`].
+//! The libtest harness of a client project's `cargo test`: the [`main!`](crate::main!) macro
+//! and its [`Config`].
 //!
 //! The macro expands to the `main` of a `harness = false` test target. That `main` plans the run
 //! (built-in cases, your folders, skips, the baseline), makes one libtest trial per case, runs
@@ -67,15 +67,15 @@ macro_rules! main {
     };
     ($adapter:expr, $config:expr $(,)?) => {
         fn main() -> ::std::process::ExitCode {
-            $crate::entry::__run(
+            $crate::libtest::__run(
                 $adapter,
                 $config,
-                $crate::entry::Caller {
+                $crate::libtest::Caller {
                     manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
                     package: ::std::env!("CARGO_PKG_NAME"),
                     version: ::std::env!("CARGO_PKG_VERSION"),
                     assert_snapshot: |name, view| {
-                        $crate::entry::__insta::assert_yaml_snapshot!(name, view);
+                        $crate::libtest::__insta::assert_yaml_snapshot!(name, view);
                     },
                 },
             )
