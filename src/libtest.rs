@@ -9,17 +9,17 @@
 //! tutorial.
 
 mod config;
-mod message;
 mod plan;
 mod result;
-mod snapshots;
+mod snapshot_check;
 mod trial;
+mod wording;
 
 pub use config::{Config, DEFAULT_BASELINE, DEFAULT_SNAPSHOTS, STRICT_VAR};
 #[doc(hidden)]
 pub use insta as __insta;
 #[doc(hidden)]
-pub use snapshots::AssertSnapshot;
+pub use snapshot_check::AssertSnapshot;
 
 use crate::adapter::Driver;
 use crate::record::CaseRecord;
@@ -116,7 +116,7 @@ fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> 
     let snapshots = resolved
         .snapshots
         .as_ref()
-        .map(|folder| snapshots::Snapshots {
+        .map(|folder| snapshot_check::SnapshotCheck {
             folder: folder.clone(),
             shown: resolved.shown(folder),
             assert: caller.assert_snapshot,
@@ -140,8 +140,8 @@ fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion)
     if kept.is_empty() {
         return conclusion.exit_code();
     }
-    println!("{}", message::summary(&resolved.adapter.name, &kept));
-    if let Some(accepted) = message::accepted_list(&kept) {
+    println!("{}", wording::summary(&resolved.adapter.name, &kept));
+    if let Some(accepted) = wording::accepted_list(&kept) {
         println!("{accepted}");
     }
     let records = kept.into_iter().map(|k| k.record).collect();
@@ -160,7 +160,7 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
         return Ok(());
     }
     if one_process_per_test() {
-        eprintln!("{}", message::NO_REPORTS_UNDER_NEXTEST);
+        eprintln!("{}", wording::NO_REPORTS_UNDER_NEXTEST);
         return Ok(());
     }
     let report = RunReport {
@@ -170,6 +170,6 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
         cases,
     };
     write_all(&report, &resolved.reports)?;
-    println!("{}", message::reports_written(&resolved.reports));
+    println!("{}", wording::reports_written(&resolved.reports));
     Ok(())
 }
