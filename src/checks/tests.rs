@@ -116,8 +116,9 @@ fn a_compliant_modern_call_passes_every_header_check() {
 #[test]
 fn each_header_rule_fails_on_its_own_mistake() {
     let file = case("2026-07-28", OK_REPLY);
-    let with =
-        |headers: &[(&str, &str)], params: Value| check_call(&file, 0, &[tool_call(1, params, headers)]);
+    let with = |headers: &[(&str, &str)], params: Value| {
+        check_call(&file, 0, &[tool_call(1, params, headers)])
+    };
     let params = json!({"name": "synthetic", "_meta": meta()});
     let only_json = [
         ("accept", "application/json"),
@@ -208,7 +209,10 @@ fn session_rules_follow_the_initialize_answer() {
     assert!(!passed(&checks, "initialized-notification"));
     assert!(!passed(&checks, "session-id") && !passed(&checks, "session-version-header"));
     let call_first = [tool_call(1, json!({}), &[accept]), init];
-    assert!(!passed(&check_call(&file, 0, &call_first), "initialize-first"));
+    assert!(!passed(
+        &check_call(&file, 0, &call_first),
+        "initialize-first"
+    ));
 }
 
 #[test]
