@@ -15,6 +15,8 @@ mod snapshot_check;
 mod trial;
 mod wording;
 
+#[doc(hidden)]
+pub use config::Caller;
 pub use config::{Config, DEFAULT_BASELINE, DEFAULT_SNAPSHOTS, STRICT_VAR};
 #[doc(hidden)]
 pub use insta as __insta;
@@ -83,20 +85,6 @@ macro_rules! main {
     };
 }
 
-/// What [`main!`](crate::main!) captures in the client crate.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    /// `CARGO_MANIFEST_DIR` of the client crate.
-    pub manifest_dir: &'static str,
-    /// `CARGO_PKG_NAME` of the client crate.
-    pub package: &'static str,
-    /// `CARGO_PKG_VERSION` of the client crate.
-    pub version: &'static str,
-    /// insta's assertion, expanded in the client crate.
-    pub assert_snapshot: AssertSnapshot,
-}
-
 /// The body of the `main` that [`main!`](crate::main!) generates.
 #[doc(hidden)]
 pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) -> ExitCode {
@@ -140,11 +128,15 @@ fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion)
     if kept.is_empty() {
         return conclusion.exit_code();
     }
-    println!("{}", wording::summary(&resolved.adapter.name, &kept));
-    if let Some(accepted) = wording::accepted_list(&kept) {
+    let changed = kept.iter().filter(|k| k.snapshot_changed).count();
+    let records: Vec<CaseRecord> = kept.into_iter().map(|k| k.record).collect();
+    println!(
+        "{}",
+        wording::summary(&resolved.adapter.name, &records, changed)
+    );
+    if let Some(accepted) = wording::accepted_list(&records) {
         println!("{accepted}");
     }
-    let records = kept.into_iter().map(|k| k.record).collect();
     match write_reports(records, resolved) {
         Ok(()) => conclusion.exit_code(),
         Err(e) => {
@@ -173,3 +165,6 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
     println!("{}", wording::reports_written(&resolved.reports));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
