@@ -59,11 +59,23 @@ use trial::{Harness, one_process_per_test};
 /// mcp_error_layers::main!(my_adapter, mcp_error_layers::Config::new().cases("tests/mcp-cases"));
 /// ```
 ///
+/// Anything else fails to compile with a message that says what to write instead: no
+/// argument, a value that is not an adapter (`` `{integer}` is not an adapter ``), a second
+/// argument that is not a `Config`, or a third argument (this crate's `tests/ui/` holds them).
+///
 /// It must be a macro: it captures the client crate's `CARGO_MANIFEST_DIR` (relative paths in
 /// the config resolve against it) and package name, and it expands insta's snapshot assertion
 /// in the client's test file, so that snapshots belong to the client crate.
 #[macro_export]
 macro_rules! main {
+    () => {
+        ::core::compile_error!(
+            "`main!` needs the adapter to drive: `mcp_error_layers::main!(my_adapter);`, where \
+             `my_adapter` is an `async fn(CallContext) -> AdapterReport`, an async closure or a \
+             value whose type implements `Adapter`"
+        );
+        fn main() {} // no second error about a missing `main`
+    };
     ($adapter:expr $(,)?) => {
         $crate::main!($adapter, $crate::Config::new());
     };
@@ -82,6 +94,13 @@ macro_rules! main {
                 },
             )
         }
+    };
+    ($adapter:expr, $config:expr, $($extra:tt)+) => {
+        ::core::compile_error!(
+            "`main!` takes the adapter and, optionally, a `Config`: `main!(my_adapter)` or \
+             `main!(my_adapter, Config::new())`; further settings are methods of `Config`"
+        );
+        $crate::main!($adapter, $config); // the two that belong are still checked
     };
 }
 
