@@ -448,7 +448,7 @@
 //!   [`checks`] judges the requests ([`era`] tells the 2026 and 2025 eras apart).
 //! - [`explain`], [`transcript`], [`snapshot`]: what a person or a snapshot sees.
 //! - [`report`]: TAP, JUnit, JSON and HTML reports of a run.
-//! - [`entry`]: the `cargo test` entry, [`main!`] and [`Config`].
+//! - [`libtest`]: the libtest harness for `cargo test`, [`main!`] and [`Config`].
 //!
 //! The runner can also be used directly:
 //!
@@ -471,9 +471,9 @@ pub mod baseline;
 pub mod case;
 pub mod checks;
 pub mod classify;
-pub mod entry;
 pub mod era;
 pub mod explain;
+pub mod libtest;
 pub mod observation;
 pub mod outcome;
 pub mod record;
@@ -487,6 +487,6 @@ pub mod verdict;
 pub mod wire;
 
 pub use adapter::{Adapter, CallContext};
-pub use entry::Config;
+pub use libtest::Config;
 pub use observation::{AdapterReport, Observation};
 pub use outcome::Outcome;

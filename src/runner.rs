@@ -115,7 +115,7 @@ async fn run_call<D: Driver>(
     let landing = claimed.max(expect.tool_posts).unwrap_or(0);
     settle(server, index, landing).await;
     let (counts, checks) = server.with_record(|exchanges| {
-        let checks = checks::judge(&case.file, index, exchanges);
+        let checks = checks::check_call(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
     });
     let (report, verdict, problems) = match ended {
@@ -126,7 +126,7 @@ async fn run_call<D: Driver>(
             vec![format!("the adapter panicked: {panic}")],
         ),
         CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason]),
-        CallEnd::Reported(report) => judge(&expect, report, &counts),
+        CallEnd::Reported(report) => verdict_of(&expect, report, &counts),
     };
     // A failed check (other than INFO) fails the call; its grade decides about the run.
     let verdict = match verdict {
@@ -288,7 +288,9 @@ async fn drive_call<D: Driver>(
     (ended, started.elapsed())
 }
 
-fn judge(
+/// The verdict on a call the adapter answered: unsupported, or pass unless the observation
+/// misses the expectation (the problems say how).
+fn verdict_of(
     expect: &Expect,
     report: AdapterReport,
     counts: &ServerCounts,

@@ -9,7 +9,7 @@
 
 use mcp_error_layers::case::{CaseSource, builtin};
 use mcp_error_layers::classify::capture::Capture;
-use mcp_error_layers::wire::http::{ReadError, read_request};
+use mcp_error_layers::wire::http::{RequestReadError, read_request};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config;
@@ -278,7 +278,7 @@ thread_local! {
 }
 
 /// Every request a keep-alive connection carrying `bytes` holds, until the reader stops.
-fn read_all(bytes: &[u8]) -> (Vec<mcp_error_layers::wire::http::Request>, ReadError) {
+fn read_all(bytes: &[u8]) -> (Vec<mcp_error_layers::wire::http::Request>, RequestReadError) {
     RUNTIME.with(|runtime| {
         runtime.block_on(async {
             let mut reader = tokio::io::BufReader::new(bytes);

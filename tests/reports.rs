@@ -4,7 +4,7 @@
 #[path = "reports/fixture.rs"]
 mod fixture;
 
-use mcp_error_layers::report::json::{JsonReport, ReadError, SCHEMA};
+use mcp_error_layers::report::json::{JsonReport, ReportReadError, SCHEMA};
 use mcp_error_layers::report::{
     Format, ReportPaths, Reporter, RunReport, html, json::Json, junit::Junit, tap::Tap, write_all,
 };
@@ -279,7 +279,7 @@ fn the_json_report_reads_back_as_written() {
 fn a_report_of_another_schema_or_shape_is_refused_with_its_path() {
     let other = r#"{"schema": "mcp-error-layers/report/v2", "cases": []}"#;
     let err = JsonReport::parse(other, Path::new("old/b.json")).unwrap_err();
-    assert!(matches!(err, ReadError::Schema { .. }));
+    assert!(matches!(err, ReportReadError::Schema { .. }));
     assert_eq!(
         err.to_string(),
         "report old/b.json has schema mcp-error-layers/report/v2; this build reads mcp-error-layers/report/v1"

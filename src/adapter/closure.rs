@@ -15,7 +15,7 @@
 //! The closure takes the [`CallContext`] by value and returns a future of an
 //! [`AdapterReport`] that is `Send` (the runner may poll it on any thread). Annotate the
 //! parameter's type: Rust infers closure parameters only from a bound on the function the
-//! closure is passed to, and the entry macro is generic over any adapter.
+//! closure is passed to, and the `main!` macro is generic over any adapter.
 
 use super::{Adapter, CallContext};
 use crate::observation::AdapterReport;

@@ -6,16 +6,16 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     for request in requests.list.iter().filter(|r| r.is_post()) {
-        tally.judge("accept-header", Grade::Must, accept(request));
+        tally.record("accept-header", Grade::Must, accept(request));
         if request.modern && request.expects_answer() {
-            tally.judge("meta-fields", Grade::Must, meta_fields(request));
-            tally.judge("client-info", Grade::Should, client_info(request));
-            tally.judge("version-header", Grade::Must, modern_version(request));
-            tally.judge("method-header", Grade::Must, method_header(request));
+            tally.record("meta-fields", Grade::Must, meta_fields(request));
+            tally.record("client-info", Grade::Should, client_info(request));
+            tally.record("version-header", Grade::Must, modern_version(request));
+            tally.record("method-header", Grade::Must, method_header(request));
             if request.method() == Some("tools/call") {
-                tally.judge("name-header", Grade::Must, name_header(request));
+                tally.record("name-header", Grade::Must, name_header(request));
             }
         }
     }

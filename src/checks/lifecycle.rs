@@ -7,7 +7,7 @@ use crate::case::Grade;
 use crate::era::{UNSUPPORTED_VERSION, is_legacy_rejection, is_modern_error};
 use serde_json::Value;
 
-pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     let posts: Vec<&Request> = requests.list.iter().filter(|r| r.is_post()).collect();
     legacy(&posts, tally);
     for (at, request) in posts.iter().enumerate() {
@@ -15,7 +15,7 @@ pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
         if request.modern {
             after_modern_rejection(request, next, tally);
         } else if carries_session(request) && request.exchange.reply.status == Some(404) {
-            tally.judge("session-expiry", Grade::Must, new_session(request, next));
+            tally.record("session-expiry", Grade::Must, new_session(request, next));
         }
     }
 }
@@ -32,20 +32,20 @@ fn legacy(posts: &[&Request], tally: &mut Tally) {
             posts[first].label
         )
     });
-    tally.judge("initialize-first", Grade::Must, result);
+    tally.record("initialize-first", Grade::Must, result);
     let mut session: Option<Session> = None;
     for (at, request) in posts.iter().enumerate().skip(first) {
         if request.method() == Some("initialize") {
             session = Session::from_answer(request);
             if let Some(s) = &session {
                 let rest = &posts[at + 1..];
-                tally.judge("initialized-notification", Grade::Must, s.notified(rest));
+                tally.record("initialized-notification", Grade::Must, s.notified(rest));
             }
             continue;
         }
         if let Some(session) = &session {
-            tally.judge("session-id", Grade::Must, session.named_by(request));
-            tally.judge(
+            tally.record("session-id", Grade::Must, session.named_by(request));
+            tally.record(
                 "session-version-header",
                 Grade::Must,
                 session.version_of(request),
@@ -162,7 +162,7 @@ fn after_modern_rejection(request: &Request, next: Option<&Request>, tally: &mut
         .and_then(Value::as_i64);
     if is_modern_error(status, code) {
         let supported = supported_versions(error.as_ref(), code);
-        tally.judge(
+        tally.record(
             "no-legacy-fallback",
             Grade::Should,
             no_fallback(next, &supported),
@@ -172,10 +172,10 @@ fn after_modern_rejection(request: &Request, next: Option<&Request>, tally: &mut
             .any(|v| crate::era::KNOWN_VERSIONS.contains(&v.as_str()))
         {
             let result = retried_with(request, next, &supported);
-            tally.judge("supported-version-retry", Grade::Should, result);
+            tally.record("supported-version-retry", Grade::Should, result);
         }
     } else if is_legacy_rejection(status, code) {
-        tally.judge("legacy-fallback", Grade::Should, fell_back(request, next));
+        tally.record("legacy-fallback", Grade::Should, fell_back(request, next));
     }
 }
 

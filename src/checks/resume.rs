@@ -4,7 +4,7 @@
 use super::{Request, Requests, Tally};
 use crate::case::Grade;
 
-pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     for (at, request) in requests.list.iter().enumerate() {
         // A GET without Last-Event-ID opens a standalone stream (some clients do so after
         // `initialize`, racing their own calls): it resumes nothing.
@@ -20,14 +20,14 @@ pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
         };
         let last_id = reply.event.iter().rev().find_map(|e| e.id.as_deref());
         if let Some(last_id) = last_id {
-            tally.judge(
+            tally.record(
                 "resume-last-event-id",
                 Grade::Should,
                 names(request, last_id),
             );
         }
         if let Some(retry) = reply.event.iter().rev().find_map(|e| e.retry) {
-            tally.judge(
+            tally.record(
                 "resume-waits-retry",
                 Grade::Must,
                 waited(request, stream, retry),

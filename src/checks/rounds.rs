@@ -5,25 +5,25 @@ use super::{Request, Requests, Tally, answer_message};
 use crate::case::Grade;
 use serde_json::Value;
 
-pub(super) fn judge(requests: &Requests, tally: &mut Tally) {
+pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     let calls: Vec<&Request> = requests
         .list
         .iter()
         .filter(|r| r.is_post() && r.method() == Some("tools/call"))
         .collect();
     for (at, request) in calls.iter().enumerate().skip(1) {
-        tally.judge("new-request-id", Grade::Must, new_id(request, &calls[..at]));
+        tally.record("new-request-id", Grade::Must, new_id(request, &calls[..at]));
         let previous = calls[at - 1];
         let asked = requests.script_reply(previous).and_then(answer_message);
         if let Some(asked) = asked.as_ref().and_then(input_required) {
-            tally.judge(
+            tally.record(
                 "mrtr-request-state",
                 Grade::Must,
                 request_state(request, asked),
             );
             if let Some(keys) = asked.get("inputRequests").and_then(Value::as_object) {
                 let keys: Vec<&String> = keys.keys().collect();
-                tally.judge(
+                tally.record(
                     "mrtr-input-responses",
                     Grade::Must,
                     responses(request, &keys),

@@ -97,7 +97,7 @@ fn passed(checks: &[Check], name: &str) -> bool {
 
 #[test]
 fn a_compliant_modern_call_passes_every_header_check() {
-    let checks = judge(&case("2026-07-28", OK_REPLY), 0, &[modern_call(1)]);
+    let checks = check_call(&case("2026-07-28", OK_REPLY), 0, &[modern_call(1)]);
     let names: Vec<&str> = checks.iter().map(|c| c.name).collect();
     assert_eq!(
         names,
@@ -116,8 +116,9 @@ fn a_compliant_modern_call_passes_every_header_check() {
 #[test]
 fn each_header_rule_fails_on_its_own_mistake() {
     let file = case("2026-07-28", OK_REPLY);
-    let with =
-        |headers: &[(&str, &str)], params: Value| judge(&file, 0, &[tool_call(1, params, headers)]);
+    let with = |headers: &[(&str, &str)], params: Value| {
+        check_call(&file, 0, &[tool_call(1, params, headers)])
+    };
     let params = json!({"name": "synthetic", "_meta": meta()});
     let only_json = [
         ("accept", "application/json"),
@@ -185,7 +186,7 @@ fn session_rules_follow_the_initialize_answer() {
         notified.clone(),
         tool_call(2, json!({"name": "synthetic"}), &in_session),
     ];
-    let checks = judge(&file, 0, &good);
+    let checks = check_call(&file, 0, &good);
     for name in [
         "initialize-first",
         "initialized-notification",
@@ -204,11 +205,14 @@ fn session_rules_follow_the_initialize_answer() {
         ("mcp-protocol-version", "2025-06-18"),
     ];
     let bad = [init.clone(), tool_call(2, json!({}), &wrong_session)];
-    let checks = judge(&file, 0, &bad);
+    let checks = check_call(&file, 0, &bad);
     assert!(!passed(&checks, "initialized-notification"));
     assert!(!passed(&checks, "session-id") && !passed(&checks, "session-version-header"));
     let call_first = [tool_call(1, json!({}), &[accept]), init];
-    assert!(!passed(&judge(&file, 0, &call_first), "initialize-first"));
+    assert!(!passed(
+        &check_call(&file, 0, &call_first),
+        "initialize-first"
+    ));
 }
 
 #[test]
@@ -227,7 +231,7 @@ fn a_404_in_a_session_needs_a_new_initialize_without_the_session() {
     let check = |after: &[Exchange]| {
         let mut all = vec![expired.clone()];
         all.extend_from_slice(after);
-        passed(&judge(&file, 0, &all), "session-expiry")
+        passed(&check_call(&file, 0, &all), "session-expiry")
     };
     assert!(check(&[fresh]));
     assert!(!check(&[stale]));
@@ -245,12 +249,12 @@ fn version_answers_decide_between_retry_fallback_and_neither() {
             &[],
         )
     };
-    let checks = judge(&file, 0, &[rejected.clone(), init("2025-11-25")]);
+    let checks = check_call(&file, 0, &[rejected.clone(), init("2025-11-25")]);
     assert!(passed(&checks, "supported-version-retry") && passed(&checks, "no-legacy-fallback"));
-    let checks = judge(&file, 0, &[rejected.clone(), init("2025-06-18")]);
+    let checks = check_call(&file, 0, &[rejected.clone(), init("2025-06-18")]);
     assert!(!passed(&checks, "supported-version-retry") && !passed(&checks, "no-legacy-fallback"));
     assert!(!passed(
-        &judge(&file, 0, &[rejected]),
+        &check_call(&file, 0, &[rejected]),
         "supported-version-retry"
     ));
     let legacy = scripted(
@@ -260,10 +264,10 @@ fn version_answers_decide_between_retry_fallback_and_neither() {
         r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no session"}}"#,
     );
     assert!(passed(
-        &judge(&file, 0, &[legacy.clone(), init("2025-11-25")]),
+        &check_call(&file, 0, &[legacy.clone(), init("2025-11-25")]),
         "legacy-fallback"
     ));
-    let gave_up = judge(&file, 0, &[legacy]);
+    let gave_up = check_call(&file, 0, &[legacy]);
     assert!(!passed(&gave_up, "legacy-fallback"));
     assert!(verdict(&gave_up, "no-legacy-fallback").is_none());
 }
@@ -272,17 +276,17 @@ fn version_answers_decide_between_retry_fallback_and_neither() {
 fn repeated_calls_need_new_ids_within_a_session() {
     let file = case("2026-07-28", OK_REPLY);
     assert!(passed(
-        &judge(&file, 0, &[modern_call(1), modern_call(2)]),
+        &check_call(&file, 0, &[modern_call(1), modern_call(2)]),
         "new-request-id"
     ));
     assert!(!passed(
-        &judge(&file, 0, &[modern_call(1), modern_call(1)]),
+        &check_call(&file, 0, &[modern_call(1), modern_call(1)]),
         "new-request-id"
     ));
     let legacy = case("2025-11-25", OK_REPLY);
     let in_session = |s: &'static str| tool_call(2, json!({}), &[("mcp-session-id", s)]);
     let across = [in_session("s-0"), in_session("s-1")];
-    assert!(passed(&judge(&legacy, 0, &across), "new-request-id"));
+    assert!(passed(&check_call(&legacy, 0, &across), "new-request-id"));
 }
 
 #[test]
@@ -304,16 +308,16 @@ json = '{"jsonrpc":"2.0","id":"$id","result":{"resultType":"input_required","req
         2,
         json!({"requestState": "s é", "inputResponses": {"a": {"roots": []}}}),
     );
-    let checks = judge(&file, 0, &[first.clone(), good]);
+    let checks = check_call(&file, 0, &[first.clone(), good]);
     assert!(passed(&checks, "mrtr-request-state") && passed(&checks, "mrtr-input-responses"));
     let changed = retry(2, json!({"requestState": "s e", "inputResponses": {}}));
-    let checks = judge(&file, 0, &[first.clone(), changed]);
+    let checks = check_call(&file, 0, &[first.clone(), changed]);
     assert!(!passed(&checks, "mrtr-request-state") && !passed(&checks, "mrtr-input-responses"));
     let stateless = "[[call.reply]]\nstatus = 200\njson = '{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{}}}'\n";
     let file = case("2026-07-28", &format!("{stateless}{OK_REPLY}"));
     let invented = retry(2, json!({"requestState": "mine", "inputResponses": {}}));
     assert!(!passed(
-        &judge(&file, 0, &[first, invented]),
+        &check_call(&file, 0, &[first, invented]),
         "mrtr-request-state"
     ));
 }
@@ -337,12 +341,12 @@ fn a_resuming_get_names_the_last_id_and_waits_the_retry() {
             .collect(),
         ..template.clone()
     };
-    let checks = judge(&file, 0, &[call.clone(), get(320, Some("e-1"))]);
+    let checks = check_call(&file, 0, &[call.clone(), get(320, Some("e-1"))]);
     assert!(passed(&checks, "resume-last-event-id") && passed(&checks, "resume-waits-retry"));
-    let checks = judge(&file, 0, &[call.clone(), get(319, Some("e-0"))]);
+    let checks = check_call(&file, 0, &[call.clone(), get(319, Some("e-0"))]);
     assert!(!passed(&checks, "resume-last-event-id") && !passed(&checks, "resume-waits-retry"));
     // A GET without Last-Event-ID opens a standalone stream: no resumption to judge.
-    let standalone = judge(&file, 0, &[call, get(0, None)]);
+    let standalone = check_call(&file, 0, &[call, get(0, None)]);
     assert!(
         verdict(&standalone, "resume-waits-retry").is_none(),
         "{standalone:?}"

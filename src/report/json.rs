@@ -261,7 +261,7 @@ fn is_zero(n: &usize) -> bool {
 
 /// A JSON report that cannot be read: which file, and why.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum ReportReadError {
     /// The file cannot be read.
     #[error("cannot read report {path}: {source}")]
     Io {
@@ -308,8 +308,8 @@ impl JsonReport {
 
     /// Reads the report at `path`, checking its schema first so that a report of another
     /// version says so instead of failing on a missing key.
-    pub fn read(path: &Path) -> Result<Self, ReadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io {
+    pub fn read(path: &Path) -> Result<Self, ReportReadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ReportReadError::Io {
             path: path.to_owned(),
             source,
         })?;
@@ -317,15 +317,15 @@ impl JsonReport {
     }
 
     /// Parses a report's text; `path` only names it in errors.
-    pub fn parse(text: &str, path: &Path) -> Result<Self, ReadError> {
-        let shape = |source| ReadError::Shape {
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ReportReadError> {
+        let shape = |source| ReportReadError::Shape {
             path: path.to_owned(),
             source,
         };
         let value: serde_json::Value = serde_json::from_str(text).map_err(shape)?;
         match value.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => serde_json::from_value(value).map_err(shape),
-            other => Err(ReadError::Schema {
+            other => Err(ReportReadError::Schema {
                 path: path.to_owned(),
                 found: other.map_or_else(|| "(none)".to_owned(), str::to_owned),
             }),

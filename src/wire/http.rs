@@ -39,7 +39,7 @@ impl Request {
 
 /// Why no request could be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum RequestReadError {
     /// The peer closed the connection between requests (the normal end of keep-alive).
     #[error("connection closed")]
     Closed,
@@ -52,15 +52,21 @@ pub enum ReadError {
 }
 
 /// Reads the next request, or `Closed` at a clean end of the connection.
-pub async fn read_request<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Request, ReadError> {
+pub async fn read_request<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<Request, RequestReadError> {
     let request_line = read_line(reader, true).await?;
     let mut parts = request_line.split(' ');
     let (Some(method), Some(path), Some(version)) = (parts.next(), parts.next(), parts.next())
     else {
-        return Err(ReadError::Bad(format!("request line {request_line:?}")));
+        return Err(RequestReadError::Bad(format!(
+            "request line {request_line:?}"
+        )));
     };
     if !version.starts_with("HTTP/1.") {
-        return Err(ReadError::Bad(format!("unsupported version {version:?}")));
+        return Err(RequestReadError::Bad(format!(
+            "unsupported version {version:?}"
+        )));
     }
     let headers = read_headers(reader).await?;
     let mut request = Request {
@@ -75,7 +81,7 @@ pub async fn read_request<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Req
 
 async fn read_headers<R: AsyncBufRead + Unpin>(
     reader: &mut R,
-) -> Result<Vec<(String, String)>, ReadError> {
+) -> Result<Vec<(String, String)>, RequestReadError> {
     let mut headers = Vec::new();
     let mut size = 0;
     loop {
@@ -85,11 +91,11 @@ async fn read_headers<R: AsyncBufRead + Unpin>(
         }
         size += line.len();
         if size > MAX_HEAD {
-            return Err(ReadError::Bad("headers larger than 64 KiB".into()));
+            return Err(RequestReadError::Bad("headers larger than 64 KiB".into()));
         }
         let (name, value) = line
             .split_once(':')
-            .ok_or_else(|| ReadError::Bad(format!("header {line:?}")))?;
+            .ok_or_else(|| RequestReadError::Bad(format!("header {line:?}")))?;
         headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
     }
 }
@@ -97,7 +103,7 @@ async fn read_headers<R: AsyncBufRead + Unpin>(
 async fn read_body<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     request: &Request,
-) -> Result<Vec<u8>, ReadError> {
+) -> Result<Vec<u8>, RequestReadError> {
     let chunked = request
         .header("transfer-encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
@@ -109,7 +115,7 @@ async fn read_body<R: AsyncBufRead + Unpin>(
 
 /// The body's length: 0 without a `Content-Length`. Several that disagree make the message's
 /// framing ambiguous, so RFC 9112 §6.3 says reject it; identical repeats are one value.
-fn content_length(request: &Request) -> Result<usize, ReadError> {
+fn content_length(request: &Request) -> Result<usize, RequestReadError> {
     let mut values = request
         .headers
         .iter()
@@ -119,22 +125,24 @@ fn content_length(request: &Request) -> Result<usize, ReadError> {
         return Ok(0);
     };
     if let Some(other) = values.find(|v| *v != first) {
-        return Err(ReadError::Bad(format!(
+        return Err(RequestReadError::Bad(format!(
             "conflicting content-length headers {first:?} and {other:?}"
         )));
     }
     first
         .parse::<usize>()
-        .map_err(|_| ReadError::Bad(format!("content-length {first:?}")))
+        .map_err(|_| RequestReadError::Bad(format!("content-length {first:?}")))
 }
 
-async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>, ReadError> {
+async fn read_chunked<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<Vec<u8>, RequestReadError> {
     let mut body = Vec::new();
     loop {
         let line = read_line(reader, false).await?;
         let size_text = line.split(';').next().unwrap_or("").trim();
         let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| ReadError::Bad(format!("chunk size {line:?}")))?;
+            .map_err(|_| RequestReadError::Bad(format!("chunk size {line:?}")))?;
         if size == 0 {
             // Trailers, if any, end with an empty line.
             while !read_line(reader, false).await?.is_empty() {}
@@ -146,7 +154,7 @@ async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>
             .checked_add(size)
             .is_none_or(|total| total > MAX_BODY)
         {
-            return Err(ReadError::Bad("body larger than 16 MiB".into()));
+            return Err(RequestReadError::Bad("body larger than 16 MiB".into()));
         }
         body.extend(read_exact(reader, size).await?);
         read_line(reader, false).await?;
@@ -156,9 +164,9 @@ async fn read_chunked<R: AsyncBufRead + Unpin>(reader: &mut R) -> Result<Vec<u8>
 async fn read_exact<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     length: usize,
-) -> Result<Vec<u8>, ReadError> {
+) -> Result<Vec<u8>, RequestReadError> {
     if length > MAX_BODY {
-        return Err(ReadError::Bad("body larger than 16 MiB".into()));
+        return Err(RequestReadError::Bad("body larger than 16 MiB".into()));
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).await?;
@@ -170,7 +178,7 @@ async fn read_exact<R: AsyncBufRead + Unpin>(
 async fn read_line<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     first: bool,
-) -> Result<String, ReadError> {
+) -> Result<String, RequestReadError> {
     let mut line = Vec::new();
     let read = (&mut *reader)
         .take(MAX_HEAD as u64)
@@ -178,26 +186,28 @@ async fn read_line<R: AsyncBufRead + Unpin>(
         .await?;
     if read == 0 {
         return Err(if first {
-            ReadError::Closed
+            RequestReadError::Closed
         } else {
-            ReadError::Bad("unexpected end".into())
+            RequestReadError::Bad("unexpected end".into())
         });
     }
     if line.last() != Some(&b'\n') {
-        return Err(ReadError::Bad("line too long or unterminated".into()));
+        return Err(RequestReadError::Bad(
+            "line too long or unterminated".into(),
+        ));
     }
     line.pop();
     if line.last() == Some(&b'\r') {
         line.pop();
     }
-    String::from_utf8(line).map_err(|_| ReadError::Bad("header bytes are not UTF-8".into()))
+    String::from_utf8(line).map_err(|_| RequestReadError::Bad("header bytes are not UTF-8".into()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    async fn parse(bytes: &[u8]) -> Result<Request, ReadError> {
+    async fn parse(bytes: &[u8]) -> Result<Request, RequestReadError> {
         let mut reader = tokio::io::BufReader::new(bytes);
         read_request(&mut reader).await
     }
@@ -222,27 +232,33 @@ mod tests {
 
     #[tokio::test]
     async fn a_clean_close_is_not_an_error_but_a_cut_request_is() {
-        assert!(matches!(parse(b"").await, Err(ReadError::Closed)));
+        assert!(matches!(parse(b"").await, Err(RequestReadError::Closed)));
         assert!(matches!(
             parse(b"POST /mcp HTTP/1.1\r\n").await,
-            Err(ReadError::Bad(_))
+            Err(RequestReadError::Bad(_))
         ));
         let short_body = b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n{}";
-        assert!(matches!(parse(short_body).await, Err(ReadError::Io(_))));
+        assert!(matches!(
+            parse(short_body).await,
+            Err(RequestReadError::Io(_))
+        ));
     }
 
     #[tokio::test]
     async fn rejects_garbage() {
         assert!(matches!(
             parse(b"hello\r\n\r\n").await,
-            Err(ReadError::Bad(_))
+            Err(RequestReadError::Bad(_))
         ));
         assert!(matches!(
             parse(b"GET / SPDY/3\r\n\r\n").await,
-            Err(ReadError::Bad(_))
+            Err(RequestReadError::Bad(_))
         ));
         let bad_len = b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n";
-        assert!(matches!(parse(bad_len).await, Err(ReadError::Bad(_))));
+        assert!(matches!(
+            parse(bad_len).await,
+            Err(RequestReadError::Bad(_))
+        ));
     }
 
     #[tokio::test]
@@ -251,7 +267,7 @@ mod tests {
             b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\nffffffffffffffff\r\n";
         let err = parse(raw).await.unwrap_err();
         assert!(
-            matches!(err, ReadError::Bad(ref why) if why.contains("16 MiB")),
+            matches!(err, RequestReadError::Bad(ref why) if why.contains("16 MiB")),
             "{err}"
         );
     }
@@ -261,7 +277,7 @@ mod tests {
         let conflict = b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}";
         let err = parse(conflict).await.unwrap_err();
         assert!(
-            matches!(err, ReadError::Bad(ref why) if why.contains("conflicting")),
+            matches!(err, RequestReadError::Bad(ref why) if why.contains("conflicting")),
             "{err}"
         );
         let same = b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}";

@@ -1,7 +1,7 @@
 //! Writing one response as raw bytes, including the broken ones: cut bodies, unfinished chunked
 //! streams, resets and stalls. This is why the server writes HTTP itself.
 
-use super::tap::Tap;
+use super::reply_recorder::ReplyRecorder;
 use crate::case::End;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -90,14 +90,20 @@ impl Response {
 /// its whole response may return at once, and the runner then reads the record.
 pub async fn send<W: AsyncWriteExt + Unpin>(
     out: &mut W,
-    tap: &Tap,
+    reply: &ReplyRecorder,
     response: &Response,
 ) -> std::io::Result<Ending> {
     if !response.delay.is_zero() {
         tokio::time::sleep(response.delay).await;
     }
     let Some(status) = response.status else {
-        return Ok(conclude(tap, response, false, usize::MAX, &mut Vec::new()));
+        return Ok(conclude(
+            reply,
+            response,
+            false,
+            usize::MAX,
+            &mut Vec::new(),
+        ));
     };
     let chunked = response.chunked();
     let mut budget = response.cut_after.unwrap_or(usize::MAX);
@@ -107,18 +113,18 @@ pub async fn send<W: AsyncWriteExt + Unpin>(
         Body::Fixed(bytes) if chunked => push_chunk(&mut first, take(bytes, &mut budget)),
         Body::Fixed(bytes) => first.extend_from_slice(take(bytes, &mut budget)),
         Body::Events(events) => {
-            write(out, tap, &first).await?;
-            return send_events(out, tap, response, events, budget).await;
+            write(out, reply, &first).await?;
+            return send_events(out, reply, response, events, budget).await;
         }
     }
-    let ending = conclude(tap, response, chunked, budget, &mut first);
-    write(out, tap, &first).await?;
+    let ending = conclude(reply, response, chunked, budget, &mut first);
+    write(out, reply, &first).await?;
     Ok(ending)
 }
 
 async fn send_events<W: AsyncWriteExt + Unpin>(
     out: &mut W,
-    tap: &Tap,
+    reply: &ReplyRecorder,
     response: &Response,
     events: &[Vec<u8>],
     mut budget: usize,
@@ -130,20 +136,20 @@ async fn send_events<W: AsyncWriteExt + Unpin>(
         let mut chunk = Vec::new();
         push_chunk(&mut chunk, take(event, &mut budget));
         if k + 1 == events.len() || budget == 0 {
-            let ending = conclude(tap, response, true, budget, &mut chunk);
-            write(out, tap, &chunk).await?;
+            let ending = conclude(reply, response, true, budget, &mut chunk);
+            write(out, reply, &chunk).await?;
             return Ok(ending);
         }
-        write(out, tap, &chunk).await?;
+        write(out, reply, &chunk).await?;
     }
-    Ok(conclude(tap, response, true, budget, &mut Vec::new()))
+    Ok(conclude(reply, response, true, budget, &mut Vec::new()))
 }
 
 /// Decides how the exchange ends once `last` (the final bytes) is written: records it, adds
 /// the terminating chunk to `last` when a chunked body completes, and tells the connection
 /// what to do next. A cut ends with a close; otherwise the reply's `end` decides.
 fn conclude(
-    tap: &Tap,
+    reply: &ReplyRecorder,
     response: &Response,
     chunked: bool,
     budget: usize,
@@ -161,7 +167,7 @@ fn conclude(
     if chunked && how == "complete" {
         last.extend_from_slice(b"0\r\n\r\n");
     }
-    tap.end(how);
+    reply.end(how);
     ending
 }
 
@@ -209,10 +215,10 @@ fn push_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
 
 async fn write<W: AsyncWriteExt + Unpin>(
     out: &mut W,
-    tap: &Tap,
+    reply: &ReplyRecorder,
     bytes: &[u8],
 ) -> std::io::Result<()> {
-    tap.wrote(bytes);
+    reply.wrote(bytes);
     out.write_all(bytes).await?;
     out.flush().await
 }

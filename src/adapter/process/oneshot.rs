@@ -1,6 +1,6 @@
 //! One process per call (design §6): start the program with the endpoint as its last
 //! argument, read its stdout and stderr until it has exited and they are closed (bounded: a
-//! grandchild may hold them open), kill what is left of its group, and judge stdout.
+//! grandchild may hold them open), kill what is left of its group, and read the report on stdout.
 
 use super::Program;
 use super::group::{Exit, ProcessGroup};
@@ -29,8 +29,8 @@ pub(super) async fn run(
         return Err("the adapter's output was not captured".to_owned());
     };
     let output = collect(&mut group, receiver(stdout)?, receiver(stderr)?, log).await;
-    drop(group); // the group is killed before its output is judged
-    judge(&output).map_err(|message| match lines(&output.stdout).is_empty() {
+    drop(group); // the group is killed before its output is read
+    report_of(&output).map_err(|message| match lines(&output.stdout).is_empty() {
         true => log.with_cause(message),
         false => message,
     })
@@ -143,7 +143,7 @@ fn note_grace_over(state: &Reading, log: &AdapterLog) {
 /// Exactly one non-blank stdout line that is an observation (or `unsupported`), whatever the
 /// exit status; anything else is an adapter error that says what was printed and how the
 /// process ended.
-fn judge(output: &Output) -> Result<AdapterReport, String> {
+fn report_of(output: &Output) -> Result<AdapterReport, String> {
     if output.overflow {
         return Err(format!(
             "the adapter printed more than {} KiB on stdout; the contract is one JSON line: {}",

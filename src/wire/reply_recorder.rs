@@ -1,20 +1,21 @@
-//! Records what the server writes into the exchange it answers, as it writes it, so that a
-//! response that stalls or is cut still shows what went out.
+//! Records the reply the server writes into the exchange it answers, as it writes it, so that
+//! a response that stalls or is cut still shows what went out.
 
 use super::record::Recorder;
 use std::sync::Arc;
 
-/// A handle on one exchange of the shared record.
+/// Records one reply: a handle on one exchange of the shared record, for whoever writes the
+/// answer to it.
 #[derive(Debug, Clone)]
-pub struct Tap {
+pub struct ReplyRecorder {
     recorder: Arc<Recorder>,
     number: usize,
 }
 
-impl Tap {
-    /// A tap on exchange `number` of `recorder`'s record.
+impl ReplyRecorder {
+    /// Records the reply of exchange `number` of `recorder`'s record.
     pub(crate) fn new(recorder: Arc<Recorder>, number: usize) -> Self {
-        Tap { recorder, number }
+        ReplyRecorder { recorder, number }
     }
 
     /// Notes who answers and with which status.

@@ -66,15 +66,15 @@ pub fn failure_line(name: &str, grade: Grade, detail: &str) -> String {
     format!("check {name} ({grade}): {detail}")
 }
 
-/// Judges every check that applies to call `index` of `case`, given every exchange the server
+/// Runs every check that applies to call `index` of `case`, given every exchange the server
 /// saw (in arrival order), in a fixed order.
-pub fn judge(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<Check> {
+pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<Check> {
     let requests = Requests::of(case, index, exchanges);
     let mut tally = Tally::default();
-    headers::judge(&requests, &mut tally);
-    lifecycle::judge(&requests, &mut tally);
-    rounds::judge(&requests, &mut tally);
-    resume::judge(&requests, &mut tally);
+    headers::check(&requests, &mut tally);
+    lifecycle::check(&requests, &mut tally);
+    rounds::check(&requests, &mut tally);
+    resume::check(&requests, &mut tally);
     tally.checks
 }
 
@@ -87,7 +87,7 @@ struct Tally {
 impl Tally {
     /// Records that `name` applied to one request (or one situation) with this result; the
     /// first failure is the one kept.
-    fn judge(&mut self, name: &'static str, grade: Grade, result: Result<(), String>) {
+    fn record(&mut self, name: &'static str, grade: Grade, result: Result<(), String>) {
         debug_assert!(NAMES.contains(&name), "{name} is missing from NAMES");
         let at = match self.checks.iter().position(|c| c.name == name) {
             Some(at) => at,

@@ -1,9 +1,9 @@
 //! One libtest trial per case, then one for the configuration and one for the baseline when
 //! they exist, all sharing one [`Harness`] that keeps every record for the reports.
 
-use super::message;
 use super::plan::{Plan, Planned};
-use super::snapshots::Snapshots;
+use super::snapshot_check::SnapshotCheck;
+use super::wording;
 use crate::adapter::Driver;
 use crate::baseline::Baseline;
 use crate::record::CaseRecord;
@@ -26,7 +26,7 @@ pub(crate) struct Harness<A> {
     pub options: RunOptions,
     /// The baseline file as a person reads it, for messages.
     pub baseline_shown: String,
-    pub snapshots: Option<Snapshots>,
+    pub snapshots: Option<SnapshotCheck>,
     /// Why the client cannot run here ([`Config::unavailable`](crate::Config::unavailable)).
     pub unavailable: Option<String>,
     /// Every record, in the order trials finished (trials run on several threads).
@@ -101,7 +101,7 @@ impl<A: Driver + 'static> Harness<A> {
     /// Says `record`'s standing, checks its snapshot and keeps it; both problems go into one
     /// failure.
     fn finish(&self, record: CaseRecord) -> Result<Completion, Failed> {
-        let judged = super::result::test_result(&record, &self.baseline_shown);
+        let tested = super::result::test_result(&record, &self.baseline_shown);
         let snapshot = match &self.snapshots {
             Some(snapshots) if record.error.is_none() => snapshots.check(&record),
             _ => Ok(()),
@@ -113,8 +113,8 @@ impl<A: Driver + 'static> Harness<A> {
                 record,
                 snapshot_changed: snapshot.is_err(),
             });
-        match (judged, snapshot) {
-            (judged, Ok(())) => judged,
+        match (tested, snapshot) {
+            (tested, Ok(())) => tested,
             (Ok(_), Err(snapshot)) => Err(snapshot.into()),
             (Err(failed), Err(snapshot)) => {
                 let text = failed.message().unwrap_or_default();
@@ -138,7 +138,7 @@ impl<A: Driver + 'static> Harness<A> {
             if problems.is_empty() {
                 Ok(())
             } else {
-                Err(message::baseline_problems(&harness.baseline_shown, &problems).into())
+                Err(wording::baseline_problems(&harness.baseline_shown, &problems).into())
             }
         })
         .with_kind("config")
@@ -160,7 +160,7 @@ impl<A: Driver + 'static> Harness<A> {
         baseline
             .unused_checks(&failed)
             .into_iter()
-            .map(message::unused_check)
+            .map(wording::unused_check)
             .collect()
     }
 }
@@ -197,7 +197,7 @@ fn config_trial(problems: Vec<String>) -> Trial {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(message::config_problems(&problems).into())
+            Err(wording::config_problems(&problems).into())
         }
     })
     .with_kind("config")

@@ -1,7 +1,7 @@
 //! From a case's standing to its libtest result: the standing is decided by the runner
 //! ([`Rules`](crate::standing::Rules)); this only says it the way libtest and a person read it.
 
-use super::message;
+use super::wording;
 use crate::record::CaseRecord;
 use crate::standing::Standing;
 use libtest_mimic::{Completion, Failed};
@@ -13,16 +13,16 @@ pub(crate) fn test_result(record: &CaseRecord, baseline: &str) -> Result<Complet
         Standing::Pass => Ok(Completion::Completed),
         Standing::Unsupported(why) => Ok(Completion::ignored_with(format!("unsupported: {why}"))),
         Standing::Warning(why) => {
-            eprintln!("{}", message::warning(record, why));
+            eprintln!("{}", wording::warning(record, why));
             Ok(Completion::Completed)
         }
         Standing::Accepted(why) => {
-            eprintln!("{}", message::accepted(record, why, baseline));
+            eprintln!("{}", wording::accepted(record, why, baseline));
             Ok(Completion::Completed)
         }
-        Standing::Stale(why) => Err(message::stale(record, why, baseline).into()),
+        Standing::Stale(why) => Err(wording::stale(record, why, baseline).into()),
         Standing::Fail | Standing::Hang | Standing::AdapterError => {
-            Err(message::failure(record).into())
+            Err(wording::failure(record).into())
         }
     }
 }

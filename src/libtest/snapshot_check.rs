@@ -1,10 +1,10 @@
-//! Snapshots of case records with insta, in a folder of the client crate.
+//! Checking case records against their insta snapshots, in a folder of the client crate.
 //!
 //! The assertion itself is a function the [`main!`](crate::main!) macro generates in the client's
 //! test file: insta's macros capture the crate they expand in (its workspace root, and the
 //! `source:` line of the snapshot header), which must be the client crate, not this library.
 
-use super::message;
+use super::wording;
 use crate::record::CaseRecord;
 use crate::snapshot::SnapshotView;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,7 +16,7 @@ pub type AssertSnapshot = fn(&str, &SnapshotView);
 
 /// Where snapshots go and how to assert one.
 #[derive(Debug, Clone)]
-pub(crate) struct Snapshots {
+pub(crate) struct SnapshotCheck {
     /// The absolute snapshot folder.
     pub folder: PathBuf,
     /// The folder as a person reads it, for messages.
@@ -25,7 +25,7 @@ pub(crate) struct Snapshots {
     pub assert: AssertSnapshot,
 }
 
-impl Snapshots {
+impl SnapshotCheck {
     /// Checks `record` against its snapshot; a mismatch (or a new snapshot) is an error with the
     /// command that reviews it. insta prints the diff itself and writes `.snap.new` files as
     /// `INSTA_UPDATE` says.
@@ -42,7 +42,7 @@ impl Snapshots {
         let is_new = !self.folder.join(format!("{name}.snap")).exists();
         let assert = self.assert;
         catch_unwind(AssertUnwindSafe(|| settings.bind(|| assert(&name, &view))))
-            .map_err(|_| message::snapshot_mismatch(&self.shown, &name, is_new))
+            .map_err(|_| wording::snapshot_mismatch(&self.shown, &name, is_new))
     }
 }
 

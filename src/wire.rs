@@ -7,9 +7,9 @@ mod limits;
 mod placeholder;
 mod prelude;
 pub mod record;
+mod reply_recorder;
 pub mod response;
 mod script;
-mod tap;
 
 pub use date::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 pub use limits::Limits;
@@ -17,9 +17,10 @@ pub use placeholder::Placeholders;
 pub use record::{Exchange, Sent};
 
 use crate::case::{Call, CaseFile, Target};
-use http::{ReadError, Request, read_request};
+use http::{Request, RequestReadError, read_request};
 use limits::{Backoff, one_connections_error};
 use record::{Arrival, Recorder, Seen};
+use reply_recorder::ReplyRecorder;
 use response::{Ending, Response};
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
@@ -27,7 +28,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
-use tap::Tap;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -245,8 +245,10 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
             }
             let request = match within_deadline(deadline, read_request(&mut reader)).await {
                 Some(Ok(request)) => request,
-                Some(Err(ReadError::Closed | ReadError::Io(_))) => break Ending::Close,
-                Some(Err(ReadError::Bad(why))) => {
+                Some(Err(RequestReadError::Closed | RequestReadError::Io(_))) => {
+                    break Ending::Close;
+                }
+                Some(Err(RequestReadError::Bad(why))) => {
                     break refuse(&shared, &mut write, 400, &why).await;
                 }
                 None => {
@@ -254,8 +256,8 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
                     break refuse(&shared, &mut write, 408, &why).await;
                 }
             };
-            let (tap, response) = dispatch(&shared, &request);
-            match response::send(&mut write, &tap, &response).await {
+            let (reply, response) = dispatch(&shared, &request);
+            match response::send(&mut write, &reply, &response).await {
                 Ok(Ending::KeepAlive) if !request.wants_close() => continue,
                 Ok(Ending::KeepAlive) | Err(_) => break Ending::Close,
                 Ok(ending) => break ending,
@@ -295,7 +297,7 @@ async fn end_connection(mut stream: TcpStream, ending: Ending) {
 
 /// Records the request and picks its answer: the case's script for `tools/call` (or for every
 /// POST, when the call targets them all), its resume script for GET, the prelude otherwise.
-fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
+fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     let message: Option<Value> = serde_json::from_slice(&request.body).ok();
     let method = message
         .as_ref()
@@ -329,7 +331,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
         });
         (number, pick, placeholders, minted)
     });
-    let tap = Tap::new(Arc::clone(&shared.recorder), number);
+    let reply = ReplyRecorder::new(Arc::clone(&shared.recorder), number);
     let (by, response) = match (pick, script, placeholders) {
         (Some(Pick::Reply(i)), Some(script), Some(p)) => {
             ("script", script::response(&script.reply[i], &p))
@@ -346,8 +348,8 @@ fn dispatch(shared: &Shared, request: &Request) -> (Tap, Response) {
             )
         }
     };
-    tap.answered_by(by, response.status);
-    (tap, response)
+    reply.answered_by(by, response.status);
+    (reply, response)
 }
 
 /// Which scripted answer a request gets.
@@ -403,9 +405,9 @@ async fn refuse<W: tokio::io::AsyncWriteExt + Unpin>(
         headers: vec![],
         body: why.as_bytes().to_vec(),
     };
-    let (tap, _) = dispatch(shared, &request);
+    let (reply, _) = dispatch(shared, &request);
     let response = Response::empty(status).with_header("connection", "close");
-    tap.answered_by("error", Some(status));
-    let _ = response::send(write, &tap, &response).await;
+    reply.answered_by("error", Some(status));
+    let _ = response::send(write, &reply, &response).await;
     Ending::Close
 }

@@ -116,7 +116,7 @@ pub(crate) fn skips(pattern: &str, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Caller, Config};
+    use crate::libtest::{Caller, Config};
     use std::path::{Path, PathBuf};
 
     /// A fresh client crate folder with `files` (path, text) in it.

@@ -1,5 +1,5 @@
-//! The `cargo test` entry of a client project: the [`main!`](crate::main!) macro and its
-//! [`Config`].
+//! The libtest harness of a client project's `cargo test`: the [`main!`](crate::main!) macro
+//! and its [`Config`].
 //!
 //! The macro expands to the `main` of a `harness = false` test target. That `main` plans the run
 //! (built-in cases, your folders, skips, the baseline), makes one libtest trial per case, runs
@@ -9,17 +9,19 @@
 //! tutorial.
 
 mod config;
-mod message;
 mod plan;
 mod result;
-mod snapshots;
+mod snapshot_check;
 mod trial;
+mod wording;
 
+#[doc(hidden)]
+pub use config::Caller;
 pub use config::{Config, DEFAULT_BASELINE, DEFAULT_SNAPSHOTS, STRICT_VAR};
 #[doc(hidden)]
 pub use insta as __insta;
 #[doc(hidden)]
-pub use snapshots::AssertSnapshot;
+pub use snapshot_check::AssertSnapshot;
 
 use crate::adapter::Driver;
 use crate::record::CaseRecord;
@@ -57,44 +59,49 @@ use trial::{Harness, one_process_per_test};
 /// mcp_error_layers::main!(my_adapter, mcp_error_layers::Config::new().cases("tests/mcp-cases"));
 /// ```
 ///
+/// Anything else fails to compile with a message that says what to write instead: no
+/// argument, a value that is not an adapter (`` `{integer}` is not an adapter ``), a second
+/// argument that is not a `Config`, or a third argument (this crate's `tests/ui/` holds them).
+///
 /// It must be a macro: it captures the client crate's `CARGO_MANIFEST_DIR` (relative paths in
 /// the config resolve against it) and package name, and it expands insta's snapshot assertion
 /// in the client's test file, so that snapshots belong to the client crate.
 #[macro_export]
 macro_rules! main {
+    () => {
+        ::core::compile_error!(
+            "`main!` needs the adapter to drive: `mcp_error_layers::main!(my_adapter);`, where \
+             `my_adapter` is an `async fn(CallContext) -> AdapterReport`, an async closure or a \
+             value whose type implements `Adapter`"
+        );
+        fn main() {} // no second error about a missing `main`
+    };
     ($adapter:expr $(,)?) => {
         $crate::main!($adapter, $crate::Config::new());
     };
     ($adapter:expr, $config:expr $(,)?) => {
         fn main() -> ::std::process::ExitCode {
-            $crate::entry::__run(
+            $crate::libtest::__run(
                 $adapter,
                 $config,
-                $crate::entry::Caller {
+                $crate::libtest::Caller {
                     manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
                     package: ::std::env!("CARGO_PKG_NAME"),
                     version: ::std::env!("CARGO_PKG_VERSION"),
                     assert_snapshot: |name, view| {
-                        $crate::entry::__insta::assert_yaml_snapshot!(name, view);
+                        $crate::libtest::__insta::assert_yaml_snapshot!(name, view);
                     },
                 },
             )
         }
     };
-}
-
-/// What [`main!`](crate::main!) captures in the client crate.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    /// `CARGO_MANIFEST_DIR` of the client crate.
-    pub manifest_dir: &'static str,
-    /// `CARGO_PKG_NAME` of the client crate.
-    pub package: &'static str,
-    /// `CARGO_PKG_VERSION` of the client crate.
-    pub version: &'static str,
-    /// insta's assertion, expanded in the client crate.
-    pub assert_snapshot: AssertSnapshot,
+    ($adapter:expr, $config:expr, $($extra:tt)+) => {
+        ::core::compile_error!(
+            "`main!` takes the adapter and, optionally, a `Config`: `main!(my_adapter)` or \
+             `main!(my_adapter, Config::new())`; further settings are methods of `Config`"
+        );
+        $crate::main!($adapter, $config); // the two that belong are still checked
+    };
 }
 
 /// The body of the `main` that [`main!`](crate::main!) generates.
@@ -139,7 +146,7 @@ fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> 
     let snapshots = resolved
         .snapshots
         .as_ref()
-        .map(|folder| snapshots::Snapshots {
+        .map(|folder| snapshot_check::SnapshotCheck {
             folder: folder.clone(),
             shown: resolved.shown(folder),
             assert: caller.assert_snapshot,
@@ -163,11 +170,15 @@ fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion)
     if kept.is_empty() {
         return conclusion.exit_code();
     }
-    println!("{}", message::summary(&resolved.adapter.name, &kept));
-    if let Some(accepted) = message::accepted_list(&kept) {
+    let changed = kept.iter().filter(|k| k.snapshot_changed).count();
+    let records: Vec<CaseRecord> = kept.into_iter().map(|k| k.record).collect();
+    println!(
+        "{}",
+        wording::summary(&resolved.adapter.name, &records, changed)
+    );
+    if let Some(accepted) = wording::accepted_list(&records) {
         println!("{accepted}");
     }
-    let records = kept.into_iter().map(|k| k.record).collect();
     match write_reports(records, resolved) {
         Ok(()) => conclusion.exit_code(),
         Err(e) => {
@@ -183,7 +194,7 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
         return Ok(());
     }
     if one_process_per_test() {
-        eprintln!("{}", message::NO_REPORTS_UNDER_NEXTEST);
+        eprintln!("{}", wording::NO_REPORTS_UNDER_NEXTEST);
         return Ok(());
     }
     let report = RunReport {
@@ -193,6 +204,9 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
         cases,
     };
     write_all(&report, &resolved.reports)?;
-    println!("{}", message::reports_written(&resolved.reports));
+    println!("{}", wording::reports_written(&resolved.reports));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

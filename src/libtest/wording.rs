@@ -1,7 +1,6 @@
-//! Every line the entry prints or puts into a test's failure, in one place so that the wording
+//! Every line the harness prints or puts into a test's failure, in one place so that the wording
 //! stays consistent.
 
-use super::trial::Kept;
 use crate::explain::{Mismatch, explain, shown_id};
 use crate::record::CaseRecord;
 use crate::report::ReportPaths;
@@ -100,14 +99,13 @@ pub(crate) fn unused_check(name: &str) -> String {
 }
 
 /// The run's counts, printed after libtest's summary: the same passed / failed / ignored
-/// split, each with its parts.
-pub(crate) fn summary(adapter: &str, kept: &[Kept]) -> String {
-    let counts = Counts::of(kept.iter().map(|k| &k.record));
+/// split, each with its parts; `snapshots_changed` cases had a snapshot that did not match.
+pub(crate) fn summary(adapter: &str, records: &[CaseRecord], snapshots_changed: usize) -> String {
+    let counts = Counts::of(records);
     let failing = |word: &str| {
-        let of = |k: &&Kept| k.record.standing.fails_run() && k.record.standing.as_str() == word;
-        kept.iter().filter(of).count()
+        let of = |r: &&CaseRecord| r.standing.fails_run() && r.standing.as_str() == word;
+        records.iter().filter(of).count()
     };
-    let changed = kept.iter().filter(|k| k.snapshot_changed).count();
     format!(
         "mcp-error-layers: {adapter}, {}: {} passed ({} pass, {} accepted, {}), {} failed \
          ({} fail, {} hang, {} adapter-error, {} stale), {} unsupported; {} changed",
@@ -122,16 +120,16 @@ pub(crate) fn summary(adapter: &str, kept: &[Kept]) -> String {
         failing("adapter-error"),
         failing("stale"),
         counts.skipped,
-        plural(changed, "snapshot"),
+        plural(snapshots_changed, "snapshot"),
     )
 }
 
 /// The cases the baseline accepted, by name, when there are any.
-pub(crate) fn accepted_list(kept: &[Kept]) -> Option<String> {
-    let ids: Vec<_> = kept
+pub(crate) fn accepted_list(records: &[CaseRecord]) -> Option<String> {
+    let ids: Vec<_> = records
         .iter()
-        .filter(|k| matches!(k.record.standing, Standing::Accepted(_)))
-        .map(|k| shown_id(&k.record.id))
+        .filter(|r| matches!(r.standing, Standing::Accepted(_)))
+        .map(|r| shown_id(&r.id))
         .collect();
     (!ids.is_empty()).then(|| {
         format!(

@@ -1,7 +1,7 @@
 //! [`Config`]: everything optional about a client project's run, and how it resolves against the
 //! client crate.
 
-use super::Caller;
+use super::snapshot_check::AssertSnapshot;
 use crate::report::{AdapterInfo, ReportPaths};
 use crate::runner::RunOptions;
 use crate::standing::Rules;
@@ -16,6 +16,20 @@ pub const DEFAULT_BASELINE: &str = "tests/mcp-error-layers.baseline.toml";
 
 /// The environment variable that makes a run strict (any value but `0`).
 pub const STRICT_VAR: &str = "MCP_ERROR_LAYERS_STRICT";
+
+/// What [`main!`](crate::main!) captures in the client crate.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    /// `CARGO_MANIFEST_DIR` of the client crate.
+    pub manifest_dir: &'static str,
+    /// `CARGO_PKG_NAME` of the client crate.
+    pub package: &'static str,
+    /// `CARGO_PKG_VERSION` of the client crate.
+    pub version: &'static str,
+    /// insta's assertion, expanded in the client crate.
+    pub assert_snapshot: AssertSnapshot,
+}
 
 /// Everything optional about a run of [`main!`](crate::main!), built with chained calls:
 ///

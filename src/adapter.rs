@@ -82,6 +82,13 @@ impl CallContext {
 /// The runner awaits `call` under a deadline above `CallContext::timeout`; a call that does not
 /// finish by then is a `hang` verdict and its future is dropped. The future must therefore yield
 /// (do its waiting with async I/O and timers): a blocking call cannot be interrupted.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an adapter",
+    label = "not an adapter",
+    note = "an adapter is an `async fn(CallContext) -> AdapterReport`, an async closure \
+            `|call: CallContext| async move {{ ... }}`, or a value of a type that implements \
+            `Adapter`"
+)]
 pub trait Adapter: Send + Sync {
     /// Makes the call and reports what the client observed.
     fn call(&self, call: CallContext) -> impl Future<Output = AdapterReport> + Send;
@@ -96,6 +103,13 @@ pub mod closure;
 /// For each call the runner awaits [`prepare`](Driver::prepare) first, outside the call's
 /// deadline, then awaits [`drive`](Driver::drive) under the deadline, dropping its future when
 /// the deadline passes (a `hang` verdict).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an adapter",
+    label = "not an adapter",
+    note = "an adapter is an `async fn(CallContext) -> AdapterReport`, an async closure \
+            `|call: CallContext| async move {{ ... }}`, a value of a type that implements \
+            `Adapter`, or a `ProcessAdapter` for a client program"
+)]
 pub trait Driver: Send + Sync {
     /// What `prepare` hands to `drive`.
     type Prepared: Send;

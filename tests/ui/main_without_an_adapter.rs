@@ -1,0 +1,2 @@
+// `main!` needs the adapter to drive.
+mcp_error_layers::main!();
