@@ -691,6 +691,7 @@ fn an_exit_with_calls_in_flight_fails_each_of_them() {
         &[
             "exited with status 3 before answering request ",
             "(2 call(s) in flight)",
+            "its stderr ended with: ",
         ],
     );
 }

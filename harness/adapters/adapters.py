@@ -12,6 +12,7 @@
 The keys are documented in harness/adapters/README.md ("adapter.toml").
 """
 
+import argparse
 import concurrent.futures
 import os
 import pathlib
@@ -93,21 +94,14 @@ def run_row(adapter: dict, reports: pathlib.Path) -> tuple[str, float, int, str]
 
 
 def run(argv: list[str]) -> int:
-    lanes, reports, ids = 2, target() / "sdk-reports", []
-    words = iter(argv)
-    for word in words:
-        if word in ("--lanes", "--reports"):
-            value = next(words, None)
-            if value is None:
-                sys.exit(f"{word} needs a value")
-            if word == "--lanes":
-                if not value.isdigit() or not 1 <= int(value) <= 16:
-                    sys.exit(f"--lanes {value}: rows side by side, from 1 to 16")
-                lanes = int(value)
-            else:
-                reports = pathlib.Path(value).resolve()
-        else:
-            ids.append(word)
+    parser = argparse.ArgumentParser(prog="adapters.py run")
+    parser.add_argument("--lanes", type=int, default=2, help="rows side by side, 1 to 16")
+    parser.add_argument("--reports", type=pathlib.Path, default=target() / "sdk-reports")
+    parser.add_argument("ids", nargs="*", help="adapter ids (default: every one)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.lanes <= 16:
+        sys.exit(f"--lanes {args.lanes}: rows side by side, from 1 to 16")
+    lanes, reports, ids = args.lanes, args.reports.resolve(), args.ids
     adapters = all_adapters()
     unknown = set(ids) - {a["id"] for a in adapters}
     if unknown:

@@ -348,10 +348,10 @@ impl Dispatch {
         let mut state = self.lock();
         let in_flight = state.waiting.len();
         for (id, waiter) in std::mem::take(&mut state.waiting) {
-            let _ = waiter.answer.send(Err(format!(
+            let _ = waiter.answer.send(Err(waiter.log.with_cause(format!(
                 "the persistent adapter (pid {pid}) {how} before answering request {id} \
                  ({in_flight} call(s) in flight)"
-            )));
+            ))));
         }
         if in_flight == 0 && state.leases == 0 && state.ended.is_none() {
             state.idle_note = Some(format!(
