@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 19] = [
+pub const NAMES: [&str; 21] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -28,7 +28,9 @@ pub const NAMES: [&str; 19] = [
     "initialized-notification",
     "session-id",
     "session-version-header",
-    "session-expiry",
+    "session-expiry-reinitialize",
+    "session-expiry-stale-id",
+    "session-expiry-resend",
     "no-legacy-fallback",
     "supported-version-retry",
     "legacy-fallback",

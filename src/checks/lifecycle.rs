@@ -15,7 +15,7 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
         if request.modern {
             after_modern_rejection(request, next, tally);
         } else if carries_session(request) && request.exchange.reply.status == Some(404) {
-            tally.record("session-expiry", Grade::Must, new_session(request, next));
+            session_expired(&posts[at..], tally);
         }
     }
 }
@@ -130,21 +130,59 @@ fn carries_session(request: &Request) -> bool {
     request.header("mcp-session-id").is_some()
 }
 
-/// After a 404 to a request in a session, the next POST is an `initialize` without a session.
-fn new_session(request: &Request, next: Option<&Request>) -> Result<(), String> {
-    match next {
-        Some(n) if n.method() == Some("initialize") && !carries_session(n) => Ok(()),
-        Some(n) if n.method() == Some("initialize") => Err(format!(
-            "{}: the new initialize still carries Mcp-Session-Id",
-            n.label
-        )),
-        Some(n) => Err(format!(
-            "{}: sent after the 404 to {} instead of a new initialize",
-            n.label, request.label
-        )),
-        None => Err(format!(
+/// After a 404 to a request in a session (`posts[0]`), judged the three ways a client gets it
+/// wrong, each its own check so that a baseline can name the one an SDK fails: it never opens a
+/// new session; it does, but sends the expired session id again; it does, but never re-sends the
+/// request the 404 answered.
+fn session_expired(posts: &[&Request], tally: &mut Tally) {
+    let (expired, rest) = (posts[0], &posts[1..]);
+    let reopened = rest.iter().position(|r| r.method() == Some("initialize"));
+    let result = reopened.map(|_| ()).ok_or_else(|| match rest.first() {
+        Some(n) => format!(
+            "{}: sent after the 404 to {} and no new initialize followed",
+            n.label, expired.label
+        ),
+        None => format!(
             "no new initialize after the 404 to {} (the session expired)",
-            request.label
+            expired.label
+        ),
+    });
+    tally.record("session-expiry-reinitialize", Grade::Must, result);
+    if !rest.is_empty() {
+        let result = never_resent_id(expired, rest);
+        tally.record("session-expiry-stale-id", Grade::Must, result);
+    }
+    if let Some(at) = reopened {
+        let result = resent(expired, &rest[at + 1..]);
+        tally.record("session-expiry-resend", Grade::Should, result);
+    }
+}
+
+/// No POST after the 404 carries the session id the 404 declared expired.
+fn never_resent_id(expired: &Request, rest: &[&Request]) -> Result<(), String> {
+    let stale = expired.header("mcp-session-id");
+    match rest.iter().find(|r| r.header("mcp-session-id") == stale) {
+        Some(r) => Err(format!(
+            "{}: still carries the expired Mcp-Session-Id {:?}",
+            r.label,
+            stale.unwrap_or_default()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The request the 404 answered is sent again in the new session.
+fn resent(expired: &Request, after_initialize: &[&Request]) -> Result<(), String> {
+    let same = |r: &&&Request| {
+        r.method() == expired.method()
+            && r.message.pointer("/params/name") == expired.message.pointer("/params/name")
+    };
+    match after_initialize.iter().find(same) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "{} ({}) was not sent again after the new initialize",
+            expired.label,
+            expired.method().unwrap_or("a request")
         )),
     }
 }

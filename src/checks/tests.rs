@@ -216,26 +216,41 @@ fn session_rules_follow_the_initialize_answer() {
 }
 
 #[test]
-fn a_404_in_a_session_needs_a_new_initialize_without_the_session() {
+fn a_404_in_a_session_is_judged_three_ways() {
     let file = case("2025-11-25", "[[call.reply]]\nstatus = 404\n");
     let in_session = [("mcp-session-id", "s-0")];
+    let new_session = [("mcp-session-id", "s-1")];
     let expired = scripted(tool_call(2, json!({}), &in_session), 0, 404, "");
-    let fresh = post(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "initialize"}),
-        &[],
-    );
-    let stale = post(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "initialize"}),
-        &in_session,
-    );
-    let check = |after: &[Exchange]| {
-        let mut all = vec![expired.clone()];
-        all.extend_from_slice(after);
-        passed(&check_call(&file, 0, &all), "session-expiry")
+    let initialize = |headers: &[(&str, &str)]| {
+        post(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "initialize"}),
+            headers,
+        )
     };
-    assert!(check(&[fresh]));
-    assert!(!check(&[stale]));
-    assert!(!check(&[]));
+    let again = |headers: &[(&str, &str)]| tool_call(4, json!({}), headers);
+    let verdicts = |after: Vec<Exchange>| {
+        let mut all = vec![expired.clone()];
+        all.extend(after);
+        let checks = check_call(&file, 0, &all);
+        ["reinitialize", "stale-id", "resend"].map(|way| {
+            let name = format!("session-expiry-{way}");
+            checks
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.passed)
+        })
+    };
+    let right = vec![initialize(&[]), again(&new_session)];
+    assert_eq!(verdicts(right), [Some(true); 3]);
+    assert_eq!(verdicts(vec![]), [Some(false), None, None], "never re-initialized");
+    let gave_up = vec![again(&in_session)];
+    assert_eq!(verdicts(gave_up), [Some(false), Some(false), None]);
+    let stale = vec![initialize(&in_session), again(&new_session)];
+    assert_eq!(verdicts(stale), [Some(true), Some(false), Some(true)]);
+    let stale_call = vec![initialize(&[]), again(&in_session)];
+    assert_eq!(verdicts(stale_call), [Some(true), Some(false), Some(true)]);
+    let dropped = vec![initialize(&[])];
+    assert_eq!(verdicts(dropped), [Some(true), Some(true), Some(false)]);
 }
 
 #[test]
