@@ -234,15 +234,16 @@ fn a_404_in_a_session_is_judged_three_ways() {
         let checks = check_call(&file, 0, &all);
         ["reinitialize", "stale-id", "resend"].map(|way| {
             let name = format!("session-expiry-{way}");
-            checks
-                .iter()
-                .find(|c| c.name == name)
-                .map(|c| c.passed)
+            checks.iter().find(|c| c.name == name).map(|c| c.passed)
         })
     };
     let right = vec![initialize(&[]), again(&new_session)];
     assert_eq!(verdicts(right), [Some(true); 3]);
-    assert_eq!(verdicts(vec![]), [Some(false), None, None], "never re-initialized");
+    assert_eq!(
+        verdicts(vec![]),
+        [Some(false), None, None],
+        "never re-initialized"
+    );
     let gave_up = vec![again(&in_session)];
     assert_eq!(verdicts(gave_up), [Some(false), Some(false), None]);
     let stale = vec![initialize(&in_session), again(&new_session)];
