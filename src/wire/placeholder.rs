@@ -12,6 +12,8 @@ pub struct Placeholders {
     id: String,
     other_id: String,
     progress_token: String,
+    /// Whether the request asked for progress (`_meta.progressToken`).
+    asked_progress: bool,
 }
 
 impl Placeholders {
@@ -25,8 +27,18 @@ impl Placeholders {
         Placeholders {
             other_id: other_id(&id).to_string(),
             id: id.to_string(),
+            asked_progress: !token.is_null(),
             progress_token: token.to_string(),
         }
+    }
+
+    /// The data of an SSE event with its placeholders replaced, or `None` when it names
+    /// `"$progress_token"` and the request gave no token: a server may send progress only for a
+    /// token the request provided (2025-11-25 basic/utilities/progress), so a `null` token would
+    /// make the harness's own wire invalid.
+    pub fn apply_to_event(&self, data: &str) -> Option<String> {
+        let needs_token = data.contains("\"$progress_token\"");
+        (self.asked_progress || !needs_token).then(|| self.apply(data))
     }
 
     /// `text` with every placeholder that stands as a value replaced. A placeholder followed

@@ -70,12 +70,17 @@ pub fn render_event(event: &Event, placeholders: &Placeholders) -> Vec<u8> {
         text.push_str(&format!("retry: {retry}\n"));
     }
     let data = match (&event.data, &event.data_raw) {
-        (Some(json), _) => placeholders.apply(json),
-        (None, Some(raw)) => placeholders.apply(raw),
-        (None, None) => String::new(),
+        (Some(text), _) | (None, Some(text)) => placeholders.apply_to_event(text),
+        (None, None) => Some(String::new()),
     };
-    for line in data.split('\n') {
-        text.push_str(&format!("data: {line}\n"));
+    match data {
+        Some(data) => {
+            for line in data.split('\n') {
+                text.push_str(&format!("data: {line}\n"));
+            }
+        }
+        // The event's fields and bytes stay where the case put them, without a message.
+        None => text.push_str(": progress not sent: the request has no progressToken\n"),
     }
     text.push('\n');
     text.into_bytes()
@@ -120,6 +125,26 @@ mod tests {
         assert_eq!(
             render_event(&data, &placeholders()),
             b"data: {\"id\":3}\n\n"
+        );
+    }
+
+    #[test]
+    fn progress_goes_only_to_a_request_that_asked_for_it() {
+        let progress = Event {
+            id: Some("e1".into()),
+            data: Some(r#"{"params":{"progressToken":"$progress_token"}}"#.into()),
+            ..Default::default()
+        };
+        let asked = Placeholders::from_request(
+            &json!({"id": 3, "params": {"_meta": {"progressToken": "t"}}}),
+        );
+        assert_eq!(
+            render_event(&progress, &asked),
+            b"id: e1\ndata: {\"params\":{\"progressToken\":\"t\"}}\n\n"
+        );
+        assert_eq!(
+            render_event(&progress, &placeholders()),
+            b"id: e1\n: progress not sent: the request has no progressToken\n\n"
         );
     }
 
