@@ -5,7 +5,10 @@
 //! whose run has every verdict. Then tap.py parses the TAP, junitparser reads the JUnit XML
 //! (both from PyPI, pinned in `harness/report-readers/requirements.txt`, installed once into a
 //! virtualenv under the target folder), and headless Chromium renders the HTML pages; each
-//! trial compares what the reader understood with the run itself.
+//! trial compares what the reader understood with the run itself. The `wire::` trials read
+//! what the wire server sent in the reference and careless runs with the PyPI `mcp-types`
+//! models (`third_party/wire.rs`): the harness's own wire must be valid MCP but for the parts
+//! a case breaks on purpose.
 //!
 //! A reader that is not installed makes its trials IGNORED, with the reason and the install
 //! command, never passed. `MCP_ERROR_LAYERS_REQUIRE_READERS=1` (CI sets it) makes that a
@@ -13,6 +16,8 @@
 
 #[path = "../tests/reports/fixture.rs"]
 mod fixture;
+#[path = "third_party/wire.rs"]
+mod wire;
 
 use libtest_mimic::{Arguments, Completion, Trial};
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
@@ -29,6 +34,7 @@ use mcp_error_layers::standing::{Counts, Standing};
 use mcp_error_layers::suite::{default_jobs, run_all};
 use mcp_error_layers::transcript;
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, OnceLock};
@@ -51,7 +57,17 @@ fn main() {
                 trial(&shared, "html", run, page_trial),
             ]
         })
-        .chain([trial(&shared, "html", Run::Matrix, matrix_trial)])
+        .chain([
+            trial(&shared, "html", Run::Matrix, matrix_trial),
+            trial(&shared, "wire", Run::Reference, wire::run_trial),
+            trial(&shared, "wire", Run::Careless, wire::run_trial),
+            named_trial(
+                &shared,
+                "wire::validator",
+                Run::Reference,
+                wire::validator_trial,
+            ),
+        ])
         .collect();
     let conclusion = libtest_mimic::run(&args, trials);
     drop(shared); // removes the reports before exiting, which skips destructors
@@ -112,6 +128,11 @@ impl Shared {
         }
     }
 
+    /// A path in the reports' folder for a trial's own files.
+    fn scratch(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
     fn file(&self, run: Run, extension: &str) -> PathBuf {
         self.runs();
         let name = format!("mcp-error-layers.{extension}");
@@ -156,13 +177,15 @@ fn reference_run() -> RunReport {
 type Check = fn(&Shared, Run) -> Result<(), Outcome>;
 
 fn trial(shared: &Arc<Shared>, format: &str, run: Run, check: Check) -> Trial {
+    named_trial(shared, &format!("{format}::{}", run.name()), run, check)
+}
+
+fn named_trial(shared: &Arc<Shared>, name: &str, run: Run, check: Check) -> Trial {
     let shared = Arc::clone(shared);
-    Trial::ignorable_test(format!("{format}::{}", run.name()), move || {
-        match check(&shared, run) {
-            Ok(()) => Ok(Completion::Completed),
-            Err(Outcome::Missing(why)) if !readers_required() => Ok(Completion::ignored_with(why)),
-            Err(Outcome::Missing(why) | Outcome::Failed(why)) => Err(why.into()),
-        }
+    Trial::ignorable_test(name, move || match check(&shared, run) {
+        Ok(()) => Ok(Completion::Completed),
+        Err(Outcome::Missing(why)) if !readers_required() => Ok(Completion::ignored_with(why)),
+        Err(Outcome::Missing(why) | Outcome::Failed(why)) => Err(why.into()),
     })
     .with_kind("readers")
 }
@@ -421,23 +444,28 @@ fn junit_case(seen: &Value, record: &CaseRecord) -> Result<(), String> {
 
 /// Runs `script` from `harness/report-readers` on `report` and returns the JSON it wrote.
 fn python_reader(script: &str, report: &Path) -> Result<Value, Outcome> {
-    let python = readers_python()?;
     let out = report.with_extension("read.json");
+    python_script(script, &[report.as_os_str()], &out)
+}
+
+/// Runs `script` from `harness/report-readers` with `args` and then `out`, and returns the JSON
+/// it wrote into `out`.
+fn python_script(script: &str, args: &[&OsStr], out: &Path) -> Result<Value, Outcome> {
+    let python = readers_python()?;
     let output = Command::new(python)
         .arg(Path::new(READERS).join(script))
-        .arg(report)
-        .arg(&out)
+        .args(args)
+        .arg(out)
         .output()
         .map_err(|e| format!("cannot start {}: {e}", python.display()))?;
     if !output.status.success() {
         return Err(format!(
-            "{script} failed on {}:\n{}",
-            report.display(),
+            "{script} failed on {args:?}:\n{}",
             String::from_utf8_lossy(&output.stderr)
         )
         .into());
     }
-    let text = std::fs::read_to_string(&out).map_err(|e| format!("{script} wrote nothing: {e}"))?;
+    let text = std::fs::read_to_string(out).map_err(|e| format!("{script} wrote nothing: {e}"))?;
     serde_json::from_str(&text).map_err(|e| format!("{script} wrote no JSON: {e}").into())
 }
 

@@ -5,4 +5,6 @@ pub mod model;
 mod validate;
 
 pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
-pub use model::{Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, Tool};
+pub use model::{
+    Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, Tool, WirePart,
+};

@@ -32,11 +32,28 @@ pub struct CaseFile {
     /// The version the adapter should prefer.
     #[serde(default = "default_protocol_version")]
     pub protocol_version: String,
+    /// The parts of the wire this case's replies break on purpose. Everything else the server
+    /// sends for it must validate against the official types of its era (checked by
+    /// `cargo test --test third_party`), and each part named here must really be broken there.
+    #[serde(default)]
+    pub breaks_on_purpose: Vec<WirePart>,
     /// What `tools/list` advertises and what the calls name.
     #[serde(default)]
     pub tool: Tool,
     /// The client calls, run in order against one server.
     pub call: Vec<Call>,
+}
+
+/// A part of what the server sends, as the wire validation judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WirePart {
+    /// The HTTP framing: a status line, the Content-Type of a 2xx body, an empty 202.
+    Http,
+    /// The JSON-RPC envelope: JSON, `"jsonrpc": "2.0"`, an id that matches, result or error.
+    Envelope,
+    /// The result, error, request or notification inside it, against its era's schema.
+    Result,
 }
 
 fn default_protocol_version() -> String {
