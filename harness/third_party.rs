@@ -67,6 +67,12 @@ fn main() {
                 Run::Reference,
                 wire::validator_trial,
             ),
+            named_trial(
+                &shared,
+                "wire::prelude",
+                Run::Reference,
+                wire::prelude_trial,
+            ),
         ])
         .collect();
     let conclusion = libtest_mimic::run(&args, trials);

@@ -43,7 +43,8 @@ fn answer_message(request: &Request, message: &Value, tool: &Tool, session: &str
             modern,
         ),
         "server/discover" => result(id, cacheable(discover(), true), true),
-        "ping" => result(id, json!({}), modern),
+        // 2026-07-28 removed `ping`: a modern request for it is an unknown method.
+        "ping" if !modern => result(id, json!({}), false),
         _ if modern => error(404, id, -32601, "Method not found"),
         _ => error(200, id, -32601, "Method not found"),
     }
@@ -226,6 +227,18 @@ mod tests {
         let discovered = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
         assert_eq!(discovered["result"]["resultType"], "complete");
         assert_eq!(discovered["result"]["ttlMs"], 0);
+    }
+
+    #[test]
+    fn ping_is_answered_in_a_session_and_unknown_in_2026() {
+        let ping = json!({"jsonrpc":"2.0","id":"p","method":"ping"});
+        let (req, msg) = post(&[], ping.clone());
+        let session = answer(&req, Some(&msg), &Tool::default(), "s");
+        assert_eq!(body_json(&session)["result"], json!({}));
+        let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], ping);
+        let modern = answer(&req, Some(&msg), &Tool::default(), "s");
+        assert_eq!(modern.status, Some(404));
+        assert_eq!(body_json(&modern)["error"]["code"], -32601);
     }
 
     #[test]
