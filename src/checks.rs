@@ -6,6 +6,7 @@
 //! check has a name and a grade of its own, is judged only where it applies (a call without an
 //! `initialize` has no session to check) and passes only if every request it applies to does.
 
+mod cancel;
 mod headers;
 mod lifecycle;
 mod resume;
@@ -17,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 21] = [
+pub const NAMES: [&str; 24] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -39,7 +40,14 @@ pub const NAMES: [&str; 21] = [
     "mrtr-input-responses",
     "resume-last-event-id",
     "resume-waits-retry",
+    "cancel-after-timeout",
+    "timeout-closes-stream",
+    "no-cancel-initialize",
 ];
+
+/// The checks that judge what a client sends after it gave up on a request (a cancel, a
+/// close), which may reach the server just after the call ended.
+const AFTER_THE_CALL: [&str; 2] = ["cancel-after-timeout", "timeout-closes-stream"];
 
 /// The verdict of one named check over one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -77,7 +85,16 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
     lifecycle::check(&requests, &mut tally);
     rounds::check(&requests, &mut tally);
     resume::check(&requests, &mut tally);
+    cancel::check(&requests, &mut tally);
     tally.checks
+}
+
+/// Whether a check of call `index` still fails for want of something the client sends after
+/// giving up on a request: the runner waits a little for it before judging.
+pub fn awaits_client(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> bool {
+    check_call(case, index, exchanges)
+        .iter()
+        .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
 }
 
 /// The checks judged so far, each once, in the order they first applied.

@@ -113,7 +113,7 @@ async fn run_call<D: Driver>(
         _ => None,
     };
     let landing = claimed.max(expect.tool_posts).unwrap_or(0);
-    settle(server, index, landing).await;
+    settle(server, case, index, landing).await;
     let (counts, checks) = server.with_record(|exchanges| {
         let checks = checks::check_call(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
@@ -154,10 +154,15 @@ async fn run_call<D: Driver>(
 pub const SETTLE: Duration = Duration::from_millis(500);
 
 /// Waits, up to [`SETTLE`], until the server has counted `landing` `tools/call` requests for
-/// call `index`.
-async fn settle(server: &WireServer, index: usize, landing: u32) {
+/// call `index`, and has seen the cancel or close a client sends after giving up on a request
+/// ([`checks::awaits_client`]).
+async fn settle(server: &WireServer, case: &Case, index: usize, landing: u32) {
     let until = tokio::time::Instant::now() + SETTLE;
-    while server.tool_posts(index) < landing && tokio::time::Instant::now() < until {
+    let waiting = || {
+        server.tool_posts(index) < landing
+            || server.with_record(|exchanges| checks::awaits_client(&case.file, index, exchanges))
+    };
+    while waiting() && tokio::time::Instant::now() < until {
         tokio::time::sleep(RECORD_POLL).await;
     }
 }

@@ -232,7 +232,8 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
     let _open = Open::new(&shared.connections);
     let _ = stream.set_nodelay(true);
     let within = shared.limits.request_within;
-    let ending = {
+    // The last reply, when it stalled: the server watches for the client to close it.
+    let (ending, stalled) = {
         let (read, mut write) = stream.split();
         let mut reader = BufReader::new(read);
         loop {
@@ -241,30 +242,35 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
             // idle keep-alive connection, or one that never sent anything).
             match within_deadline(deadline, reader.fill_buf()).await {
                 Some(Ok(buffered)) if !buffered.is_empty() => {}
-                _ => break Ending::Close,
+                _ => break (Ending::Close, None),
             }
             let request = match within_deadline(deadline, read_request(&mut reader)).await {
                 Some(Ok(request)) => request,
                 Some(Err(RequestReadError::Closed | RequestReadError::Io(_))) => {
-                    break Ending::Close;
+                    break (Ending::Close, None);
                 }
                 Some(Err(RequestReadError::Bad(why))) => {
-                    break refuse(&shared, &mut write, 400, &why).await;
+                    break (refuse(&shared, &mut write, 400, &why).await, None);
                 }
                 None => {
                     let why = format!("no complete request within {} ms", within.as_millis());
-                    break refuse(&shared, &mut write, 408, &why).await;
+                    break (refuse(&shared, &mut write, 408, &why).await, None);
                 }
             };
             let (reply, response) = dispatch(&shared, &request);
             match response::send(&mut write, &reply, &response).await {
                 Ok(Ending::KeepAlive) if !request.wants_close() => continue,
-                Ok(Ending::KeepAlive) | Err(_) => break Ending::Close,
-                Ok(ending) => break ending,
+                Ok(Ending::KeepAlive) | Err(_) => break (Ending::Close, None),
+                Ok(Ending::Stall) => break (Ending::Stall, Some(reply)),
+                Ok(ending) => break (ending, None),
             }
         }
     };
     end_connection(stream, ending).await;
+    if let Some(reply) = stalled {
+        // Reached only when the client closed: a stopping server drops this task first.
+        reply.client_closed();
+    }
 }
 
 /// `future`'s output, or `None` once `deadline` passes (never without one).

@@ -351,6 +351,9 @@ fn sse_event_gap_separates_the_events_by_at_least_the_gap() {
          [[call.reply.event]]\ncomment = \"a\"\n[[call.reply.event]]\ncomment = \"b\"\n\
          [[call.reply.event]]\ncomment = \"c\"\n",
     );
+    // Timed from before the request: the last event cannot leave sooner than two gaps after the
+    // server read it, however late this thread gets to read the first one.
+    let asked = Instant::now();
     let mut stream = send(
         server.addr(),
         &request(&call(json!(1)), "Connection: close\r\n"),
@@ -360,11 +363,10 @@ fn sse_event_gap_separates_the_events_by_at_least_the_gap() {
         read_exactly(&mut stream, head_and_first.len()),
         head_and_first
     );
-    let first_event = Instant::now();
     let rest = read_until_eof(&mut stream);
     assert_eq!(rest, chunk(": b\n\n") + &chunk(": c\n\n") + "0\r\n\r\n");
     assert!(
-        first_event.elapsed() >= Duration::from_millis(200),
+        asked.elapsed() >= Duration::from_millis(200),
         "two gaps of 100 ms"
     );
 }
@@ -494,8 +496,9 @@ fn end_reset_after_a_status_delivers_what_was_sent_then_resets() {
     assert_eq!(e.kind(), ErrorKind::ConnectionReset, "{e}");
 }
 
-#[test]
-fn end_stall_keeps_the_connection_open_until_the_server_is_dropped() {
+/// A server whose reply sends one SSE comment and stalls, and the client's connection, read up
+/// to the stall.
+fn stalled_stream() -> (WireServer, TcpStream) {
     let server = serve(
         "[[call.reply]]\nstatus = 200\nend = \"stall\"\n[[call.reply.event]]\ncomment = \"x\"\n",
     );
@@ -506,6 +509,12 @@ fn end_stall_keeps_the_connection_open_until_the_server_is_dropped() {
     let sent = SSE_HEAD_CLOSING.to_owned() + &chunk(": x\n\n");
     assert_eq!(read_exactly(&mut stream, sent.len()), sent);
     assert_silent(&mut stream);
+    (server, stream)
+}
+
+#[test]
+fn end_stall_keeps_the_connection_open_until_the_server_is_dropped() {
+    let (server, mut stream) = stalled_stream();
     drop_within_2s(server);
     stream
         .set_read_timeout(Some(Duration::from_secs(2)))
@@ -517,6 +526,33 @@ fn end_stall_keeps_the_connection_open_until_the_server_is_dropped() {
     if let Err(e) = end {
         assert_eq!(e.kind(), ErrorKind::ConnectionReset, "{e}");
     }
+}
+
+#[test]
+fn the_record_notes_when_the_client_closes_a_stalled_reply_and_only_then() {
+    let (server, stream) = stalled_stream();
+    let closed = |server: &WireServer| server.record()[0].reply.client_closed_ms;
+    assert_eq!(closed(&server), None, "the client has not closed yet");
+    let stalled_at = server.record()[0]
+        .reply
+        .ended_ms
+        .expect("the stall is noted");
+    drop(stream);
+    assert!(
+        eventually(|| closed(&server).is_some()),
+        "the close is noted"
+    );
+    assert!(closed(&server) >= Some(stalled_at));
+    // A stall still open when the server stops was never closed by the client.
+    let open = serve("[[call.reply]]\nstatus = 200\nend = \"stall\"\n");
+    let _stream = send(open.addr(), &request(&call(json!(2)), ""));
+    assert!(eventually(|| open
+        .record()
+        .first()
+        .is_some_and(|e| e.reply.ended_ms.is_some())));
+    let record = open.record();
+    drop_within_2s(open);
+    assert_eq!(record[0].reply.client_closed_ms, None);
 }
 
 #[test]

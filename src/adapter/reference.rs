@@ -28,6 +28,7 @@ pub use retry::RetryPolicy;
 use crate::adapter::{Adapter, CallContext};
 use crate::classify::Classification;
 use crate::observation::AdapterReport;
+use crate::outcome::Outcome;
 use exchange::{Deadline, Reply};
 use reqwest::Client;
 use serde_json::{Map, Value, json};
@@ -216,7 +217,14 @@ impl<'a> Run<'a> {
             self.attempts += 1;
         }
         match mode {
-            Mode::Session(session) => self.resume(reply, &id, session).await,
+            Mode::Session(session) => {
+                let reply = self.resume(reply, &id, session).await;
+                if sent.went_out() && reply.classification.outcome == Outcome::Timeout {
+                    self.cancel(&id, session).await;
+                }
+                reply
+            }
+            // Dropping the response closes its stream: that is the 2026-07-28 cancel.
             Mode::Stateless => reply,
         }
     }

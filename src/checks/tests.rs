@@ -376,3 +376,95 @@ fn every_judged_name_is_listed_once() {
     names.dedup();
     assert_eq!(names.len(), NAMES.len());
 }
+
+/// A case whose one call times out after 400 ms, with these keys (they follow the call's
+/// `expect`) and `[[call.reply]]` tables.
+fn timed_case(version: &str, call_keys: &str, replies: &str) -> CaseFile {
+    case(
+        version,
+        &format!("timeout_ms = 400\n{call_keys}\n{replies}"),
+    )
+}
+
+fn cancel_of(id: Value) -> Exchange {
+    let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": id, "reason": "timeout"}});
+    post(body, &[("mcp-protocol-version", "2025-11-25")])
+}
+
+fn session_call(id: u64) -> Exchange {
+    let headers = [
+        ("mcp-protocol-version", "2025-11-25"),
+        ("mcp-session-id", "s"),
+    ];
+    tool_call(id, json!({"name": "synthetic"}), &headers)
+}
+
+const STALL: &str = "[[call.reply]]\nstatus = 200\nend = \"stall\"\n";
+
+#[test]
+fn a_session_call_left_unanswered_is_cancelled_by_its_own_id() {
+    let file = timed_case("2025-11-25", "", STALL);
+    let stalled = scripted(session_call(2), 0, 200, "");
+    let judge = |after: Vec<Exchange>| {
+        let all: Vec<Exchange> = std::iter::once(stalled.clone()).chain(after).collect();
+        let checks = check_call(&file, 0, &all);
+        verdict(&checks, "cancel-after-timeout").cloned()
+    };
+    let silent = judge(vec![]).expect("the check applies");
+    assert!(!silent.passed && silent.detail.contains("no notifications/cancelled"));
+    let wrong = judge(vec![cancel_of(json!(3))]).unwrap();
+    assert!(
+        !wrong.passed && wrong.detail.contains("named requestId 3"),
+        "{wrong:?}"
+    );
+    let string_id = judge(vec![cancel_of(json!("2"))]).unwrap();
+    assert!(
+        !string_id.passed,
+        "an id of another JSON type is another id"
+    );
+    assert!(judge(vec![cancel_of(json!(2))]).unwrap().passed);
+}
+
+#[test]
+fn a_modern_call_left_stalled_is_cancelled_by_closing_its_stream() {
+    let file = timed_case("2026-07-28", "", STALL);
+    let mut stalled = scripted(modern_call(1), 0, 200, "");
+    let checks = check_call(&file, 0, std::slice::from_ref(&stalled));
+    assert!(!passed(&checks, "timeout-closes-stream"));
+    assert!(verdict(&checks, "cancel-after-timeout").is_none());
+    stalled.reply.client_closed_ms = Some(450);
+    assert!(passed(
+        &check_call(&file, 0, &[stalled]),
+        "timeout-closes-stream"
+    ));
+}
+
+#[test]
+fn initialize_is_never_cancelled() {
+    let file = timed_case("2025-11-25", "target = \"every-post\"", STALL);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+    let initialize = scripted(post(body, &[]), 0, 200, "");
+    let checks = check_call(&file, 0, std::slice::from_ref(&initialize));
+    assert!(passed(&checks, "no-cancel-initialize"));
+    let checks = check_call(&file, 0, &[initialize, cancel_of(json!(1))]);
+    assert!(!passed(&checks, "no-cancel-initialize"));
+}
+
+#[test]
+fn only_an_answer_later_than_the_timeout_counts_as_given_up() {
+    let answer = r#"data = '{"jsonrpc":"2.0","id":"$id","result":{"content":[]}}'"#;
+    let reply = |gap: u64| {
+        format!(
+            "[[call.reply]]\nstatus = 200\nevent_gap_ms = {gap}\n\
+             [[call.reply.event]]\ncomment = \"w\"\n[[call.reply.event]]\n{answer}\n"
+        )
+    };
+    let applies = |gap: u64| {
+        let file = timed_case("2025-11-25", "", &reply(gap));
+        let call = scripted(session_call(2), 0, 200, "");
+        verdict(&check_call(&file, 0, &[call]), "cancel-after-timeout").is_some()
+    };
+    assert!(!applies(100), "answered within 400 ms");
+    assert!(applies(400), "answered at the timeout: the client gave up");
+}

@@ -66,6 +66,11 @@ pub struct Sent {
     /// When the exchange ended, in milliseconds since the server started.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_ms: Option<u64>,
+    /// When the client closed the connection of a stalled reply (one the server still held
+    /// open), in milliseconds since the server started: over HTTP in 2026-07-28, closing the
+    /// stream is how a client cancels. `None` while it stays open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_closed_ms: Option<u64>,
     /// Which scripted reply answered (`call.reply[i]`, or `call.resume[i]` for a GET).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub script_index: Option<usize>,

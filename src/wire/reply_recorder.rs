@@ -43,4 +43,11 @@ impl ReplyRecorder {
             });
         });
     }
+
+    /// Notes that the client closed the connection while the reply stalled.
+    pub fn client_closed(&self) {
+        let at = self.recorder.elapsed_ms();
+        self.recorder
+            .update(|r| r.reply(self.number, |reply| reply.client_closed_ms = Some(at)));
+    }
 }

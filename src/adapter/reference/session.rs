@@ -8,6 +8,9 @@ use reqwest::header::HeaderValue;
 use serde_json::Value;
 use tokio::time::timeout_at;
 
+/// How long a cancel notice may take once the call's deadline has passed.
+const CANCEL_WITHIN: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// What `initialize` settled: the version to speak and the session to name.
 #[derive(Debug)]
 pub(super) struct Session {
@@ -62,6 +65,16 @@ impl Run<'_> {
             failure.classification,
             "notifications/initialized",
         ))
+    }
+
+    /// `notifications/cancelled` for a `tools/call` this client gave up on (2025-11-25
+    /// basic/utilities/cancellation: it SHOULD say so, so the server can stop the work; never
+    /// for `initialize`). The call's deadline has passed, so the notice has a short bound of
+    /// its own, and its answer does not matter.
+    pub(super) async fn cancel(&self, id: &Value, session: &Session) {
+        let notice = wire::cancelled(id, "the client's timeout passed");
+        let request = self.in_session(self.post(&notice), session);
+        let _ = tokio::time::timeout(CANCEL_WITHIN, request.send()).await;
     }
 
     /// Adds the headers every request after `initialize` carries.

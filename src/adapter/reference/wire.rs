@@ -80,6 +80,12 @@ pub(super) fn initialized() -> Value {
     json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
+/// `notifications/cancelled` for the request `id`, with why.
+pub(super) fn cancelled(id: &Value, reason: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+           "params": {"requestId": id, "reason": reason}})
+}
+
 /// A header value for `text`: as is when it is printable ASCII, else the spec's
 /// `=?base64?…?=` sentinel around the base64 of its UTF-8.
 pub(super) fn header_safe(text: &str) -> String {
