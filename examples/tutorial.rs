@@ -18,7 +18,9 @@
 use mcp_error_layers::{AdapterReport, CallContext, Config, Observation, Outcome};
 use my_client::Error;
 
-async fn adapter(call: CallContext) -> AdapterReport {
+// `pub(crate)`, as is `config`: `tests/client_crate.rs` runs this tutorial as a client crate
+// would, to keep the crate docs' sample of its output true.
+pub(crate) async fn adapter(call: CallContext) -> AdapterReport {
     // Step 4 of the tutorial: say which cases the client cannot be asked about.
     if call.protocol_version != "2026-07-28" {
         let why = "my_client speaks only 2026-07-28".to_owned();
@@ -36,10 +38,12 @@ async fn adapter(call: CallContext) -> AdapterReport {
     })
 }
 
-mcp_error_layers::main!(
-    adapter,
+mcp_error_layers::main!(adapter, config());
+
+/// Snapshots off, so that running the example writes nothing into this repository.
+pub(crate) fn config() -> Config {
     Config::new().no_snapshots().adapter_name("my-client")
-);
+}
 
 /// A stand-in for your client: one stateless 2026-07-28 `tools/call` over reqwest.
 mod my_client {

@@ -81,23 +81,25 @@
 //! [insta](https://insta.rs) snapshot, and there are none yet. Look at them with
 //! `cargo insta review` (from `cargo install cargo-insta`), or accept them all with
 //! `INSTA_UPDATE=always cargo test --test mcp_errors`, and commit the folder. From then on a
-//! snapshot fails a test only when the client's behaviour changes, and the verdicts speak:
+//! snapshot fails a test only when the client's behaviour changes, and the verdicts speak.
+//! `examples/tutorial.rs` (in this crate's source) is this tutorial runnable, with a small
+//! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 48 tests
-//! test [must]   accepted/empty-200                     ... FAILED
+//! running 86 tests
+//! test [must]   accepted/empty-200                           ... FAILED
 //! …
-//! test [must]   jsonrpc/invalid-params                 ... ok
+//! test [must]   jsonrpc/invalid-params                       ... ok
 //! …
-//! test [must]   sse/final-result                       ... FAILED
+//! test [must]   sse/final-result                             ... FAILED
 //! …
-//! test result: FAILED. 21 passed; 27 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.55s
+//! test result: FAILED. 46 passed; 29 failed; 11 ignored; 0 measured; 0 filtered out; finished in 6.97s
 //!
-//! mcp-error-layers: my-client, 48 cases: 21 passed (14 pass, 0 accepted, 7 warnings), 27 failed (27 fail, 0 hang, 0 adapter-error, 0 stale), 0 unsupported; 0 snapshots changed
+//! mcp-error-layers: my-client, 86 cases: 46 passed (22 pass, 0 accepted, 24 warnings), 29 failed (29 fail, 0 hang, 0 adapter-error, 0 stale), 11 unsupported; 0 snapshots changed
 //! ```
 //!
-//! Seven of the failing verdicts are SHOULD-grade cases: they pass with a `warning:` on stderr
-//! unless the run is strict. Filters work as for any test: `cargo test --test mcp_errors -- sse/`
+//! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
+//! run is strict. Filters work as for any test: `cargo test --test mcp_errors -- sse/`
 //! runs the SSE cases, `-- --exact tool/success` one case, `-- --list` lists them;
 //! cargo-nextest runs them too.
 //!
@@ -116,29 +118,30 @@
 //! ```
 //!
 //! **5. Read a failure.** A failing test says what a correct client reports, what yours
-//! reported, and what the server received and sent:
+//! reported, and what the server received and sent. The tutorial's client reads every body as
+//! JSON, so an answer that comes as an SSE stream fails:
 //!
 //! ```text
-//! ---- jsonrpc/invalid-params ----
-//! fail (must): HTTP 200 whose body is a JSON-RPC error -32602: a protocol error, not a success
+//! ---- sse/final-result ----
+//! fail (must): HTTP 200 text/event-stream with one event: the final result
 //! call 0: fail
-//!   expected: JSONRPC_ERROR code=-32602
-//!   observed: TOOL_SUCCESS status=200 tool_posts=1
-//!   - outcome: expected JSONRPC_ERROR, observed TOOL_SUCCESS
-//!   - code: expected -32602, observed none
+//!   expected: TOOL_SUCCESS tool_posts=1
+//!   observed: MALFORMED_JSON tool_posts=1 ("expected value at line 1 column 1")
+//!   - outcome: expected TOOL_SUCCESS, observed MALFORMED_JSON
 //! transcript:
 //! → POST /mcp tools/call (call 0, +0 ms)
+//!     accept: application/json, text/event-stream
 //!     content-type: application/json
-//!     {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",…}
+//!     mcp-protocol-version: 2026-07-28
+//!     mcp-method: tools/call
+//!     mcp-name: synthetic
+//!     {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"synthetic",…
 //! ← 200 by script, ended: complete
-//!     HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n…
+//!     HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n…
 //! ```
 //!
 //! Then fix the client, or, while a fix is pending, list the case in the
 //! [baseline](#the-baseline-accepted-deviations) with the reason.
-//!
-//! `examples/tutorial.rs` (in this crate's source) is this tutorial runnable, with a small
-//! reqwest client in place of `my_client`: `cargo run --example tutorial -- tool/`.
 //!
 //! # Writing an adapter
 //!
