@@ -97,7 +97,7 @@ fn checks() -> ExitCode {
 /// runner sets `CI`) does not decide the result.
 fn play(role: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
-    command.env(ROLE, role).args(args);
+    command.args(args);
     for var in [
         "CI",
         "INSTA_UPDATE",
