@@ -7,16 +7,20 @@
 //! cargo run --example tutorial -- --list
 //! ```
 //!
-//! The client is deliberately simple: it reads a JSON body properly, but it does not read SSE
-//! streams, check the response's `id` or validate the tool result, so those cases fail, which
-//! is what a failure looks like. In a client project the `main!` line lives in
+//! The client is deliberately simple. It sends what every 2026-07-28 request must carry (the
+//! `Accept`, `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and `_meta` with the
+//! protocol version, the client capabilities and the client info), so the request checks pass,
+//! and it reads a JSON body properly; but it does not read SSE streams, check the response's `id`
+//! or validate the tool result, so those cases fail, which is what a failure looks like. In a client project the `main!` line lives in
 //! `tests/mcp_errors.rs` and keeps its snapshots; here they are off, so that running the example
 //! writes nothing into this repository.
 
 use mcp_error_layers::{AdapterReport, CallContext, Config, Observation, Outcome};
 use my_client::Error;
 
-async fn adapter(call: CallContext) -> AdapterReport {
+// `pub(crate)`, as is `config`: `tests/client_crate.rs` runs this tutorial as a client crate
+// would, to keep the crate docs' sample of its output true.
+pub(crate) async fn adapter(call: CallContext) -> AdapterReport {
     // Step 4 of the tutorial: say which cases the client cannot be asked about.
     if call.protocol_version != "2026-07-28" {
         let why = "my_client speaks only 2026-07-28".to_owned();
@@ -34,15 +38,22 @@ async fn adapter(call: CallContext) -> AdapterReport {
     })
 }
 
-mcp_error_layers::main!(
-    adapter,
+mcp_error_layers::main!(adapter, config());
+
+/// Snapshots off, so that running the example writes nothing into this repository.
+pub(crate) fn config() -> Config {
     Config::new().no_snapshots().adapter_name("my-client")
-);
+}
 
 /// A stand-in for your client: one stateless 2026-07-28 `tools/call` over reqwest.
 mod my_client {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
     use serde_json::{Value, json};
     use std::time::Duration;
+
+    /// The one protocol version this client speaks.
+    const VERSION: &str = "2026-07-28";
 
     /// A tool result.
     pub struct ToolResult {
@@ -85,14 +96,23 @@ mod my_client {
 
         /// Calls `tool` with `arguments`.
         pub async fn call_tool(&self, tool: &str, arguments: Value) -> Result<ToolResult, Error> {
+            // 2026-07-28 has no session: every request says which version it speaks and what
+            // the client can do, in `_meta` and (for the routing) in headers.
+            let meta = json!({
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "my-client", "version": "0.1.0"},
+            });
             let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                 "params": {"name": tool, "arguments": arguments}});
+                                 "params": {"name": tool, "arguments": arguments, "_meta": meta}});
             let response = self
                 .http
                 .post(&self.endpoint)
                 .header("accept", "application/json, text/event-stream")
                 .header("content-type", "application/json")
-                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-protocol-version", VERSION)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", header_value(tool))
                 .body(request.to_string())
                 .send()
                 .await
@@ -110,6 +130,17 @@ mod my_client {
             Ok(ToolResult {
                 is_error: is_error.unwrap_or(false),
             })
+        }
+    }
+
+    /// `text` as a header value: as is when it is printable ASCII without spaces at its ends,
+    /// else in the spec's `=?base64?…?=` form (a tool name may be `wetter_für_köln`).
+    fn header_value(text: &str) -> String {
+        let safe = text.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+        if safe && text.trim() == text {
+            text.to_owned()
+        } else {
+            format!("=?base64?{}?=", STANDARD.encode(text))
         }
     }
 

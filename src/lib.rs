@@ -11,7 +11,8 @@
 //! test of your `cargo test`.
 //!
 //! - [Tutorial: your client in `cargo test`](#tutorial-your-client-in-cargo-test)
-//! - [Writing an adapter](#writing-an-adapter) (for a [reqwest](#a-reqwest-based-client) or an
+//! - [Writing an adapter](#writing-an-adapter) ([what a request must
+//!   carry](#what-a-request-must-carry); for a [reqwest](#a-reqwest-based-client) or an
 //!   [rmcp](#an-rmcp-client) client)
 //! - [Configuration](#configuration)
 //! - [Your own cases](#your-own-cases)
@@ -81,23 +82,25 @@
 //! [insta](https://insta.rs) snapshot, and there are none yet. Look at them with
 //! `cargo insta review` (from `cargo install cargo-insta`), or accept them all with
 //! `INSTA_UPDATE=always cargo test --test mcp_errors`, and commit the folder. From then on a
-//! snapshot fails a test only when the client's behaviour changes, and the verdicts speak:
+//! snapshot fails a test only when the client's behaviour changes, and the verdicts speak.
+//! `examples/tutorial.rs` (in this crate's source) is this tutorial runnable, with a small
+//! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 48 tests
-//! test [must]   accepted/empty-200                     ... FAILED
+//! running 86 tests
+//! test [must]   accepted/empty-200                           ... FAILED
 //! …
-//! test [must]   jsonrpc/invalid-params                 ... ok
+//! test [must]   jsonrpc/invalid-params                       ... ok
 //! …
-//! test [must]   sse/final-result                       ... FAILED
+//! test [must]   sse/final-result                             ... FAILED
 //! …
-//! test result: FAILED. 21 passed; 27 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.55s
+//! test result: FAILED. 46 passed; 29 failed; 11 ignored; 0 measured; 0 filtered out; finished in 6.97s
 //!
-//! mcp-error-layers: my-client, 48 cases: 21 passed (14 pass, 0 accepted, 7 warnings), 27 failed (27 fail, 0 hang, 0 adapter-error, 0 stale), 0 unsupported; 0 snapshots changed
+//! mcp-error-layers: my-client, 86 cases: 46 passed (22 pass, 0 accepted, 24 warnings), 29 failed (29 fail, 0 hang, 0 adapter-error, 0 stale), 11 unsupported; 0 snapshots changed
 //! ```
 //!
-//! Seven of the failing verdicts are SHOULD-grade cases: they pass with a `warning:` on stderr
-//! unless the run is strict. Filters work as for any test: `cargo test --test mcp_errors -- sse/`
+//! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
+//! run is strict. Filters work as for any test: `cargo test --test mcp_errors -- sse/`
 //! runs the SSE cases, `-- --exact tool/success` one case, `-- --list` lists them;
 //! cargo-nextest runs them too.
 //!
@@ -116,29 +119,30 @@
 //! ```
 //!
 //! **5. Read a failure.** A failing test says what a correct client reports, what yours
-//! reported, and what the server received and sent:
+//! reported, and what the server received and sent. The tutorial's client reads every body as
+//! JSON, so an answer that comes as an SSE stream fails:
 //!
 //! ```text
-//! ---- jsonrpc/invalid-params ----
-//! fail (must): HTTP 200 whose body is a JSON-RPC error -32602: a protocol error, not a success
+//! ---- sse/final-result ----
+//! fail (must): HTTP 200 text/event-stream with one event: the final result
 //! call 0: fail
-//!   expected: JSONRPC_ERROR code=-32602
-//!   observed: TOOL_SUCCESS status=200 tool_posts=1
-//!   - outcome: expected JSONRPC_ERROR, observed TOOL_SUCCESS
-//!   - code: expected -32602, observed none
+//!   expected: TOOL_SUCCESS tool_posts=1
+//!   observed: MALFORMED_JSON tool_posts=1 ("expected value at line 1 column 1")
+//!   - outcome: expected TOOL_SUCCESS, observed MALFORMED_JSON
 //! transcript:
 //! → POST /mcp tools/call (call 0, +0 ms)
+//!     accept: application/json, text/event-stream
 //!     content-type: application/json
-//!     {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",…}
+//!     mcp-protocol-version: 2026-07-28
+//!     mcp-method: tools/call
+//!     mcp-name: synthetic
+//!     {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"synthetic",…
 //! ← 200 by script, ended: complete
-//!     HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n…
+//!     HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n…
 //! ```
 //!
 //! Then fix the client, or, while a fix is pending, list the case in the
 //! [baseline](#the-baseline-accepted-deviations) with the reason.
-//!
-//! `examples/tutorial.rs` (in this crate's source) is this tutorial runnable, with a small
-//! reqwest client in place of `my_client`: `cargo run --example tutorial -- tool/`.
 //!
 //! # Writing an adapter
 //!
@@ -168,19 +172,55 @@
 //! [`Outcome::UnclassifiedError`] rather than a guess: a guess that happens to match would pass
 //! a case the client does not really handle.
 //!
-//! Besides the outcome, every call is judged on what the client *sent*: named request checks
-//! (the `Accept` header, `_meta` and the 2026-07-28 headers, the 2025 session, new ids for
-//! repeated calls, MRTR's echo rules, SSE resumption; the table is in `cases/README.md` of
-//! this crate). A failed check fails the call; its own grade decides about the run. The
-//! context's `annotations` say whether the tool is read-only or idempotent
-//! ([`CallContext::is_repeatable`]), for a client whose retry policy rests on them; an
-//! observation may name that policy (`with_retry`) and count its requests (`with_attempts`,
-//! held against what the server received).
+//! Besides the outcome, every call is judged on what the client *sent*: see
+//! [What a request must carry](#what-a-request-must-carry). The context's `annotations` say
+//! whether the tool is read-only or idempotent ([`CallContext::is_repeatable`]), for a client
+//! whose retry policy rests on them; an observation may name that policy (`with_retry`) and
+//! count its requests (`with_attempts`, held against what the server received).
 //!
 //! The future is polled on a tokio runtime (current-thread, one per case, time and I/O
 //! enabled), under a deadline of the call's timeout plus a margin; when the deadline passes the
 //! future is dropped and the call is a `hang`. A panic inside it is an `adapter-error`. It must
 //! be `Send`.
+//!
+//! ## What a request must carry
+//!
+//! The server judges each request the client sends by named checks. A failed check fails the
+//! call and is named in the failure (`check meta-fields (must): request 1 (tools/call): …`); a
+//! `must` check then fails the run, a `should` check gives a warning unless the run is strict,
+//! and a [baseline](#the-baseline-accepted-deviations) can accept a check by name (`[checks]`).
+//! What is required depends on the era of [`CallContext::protocol_version`]: 2026-07-28 is
+//! stateless, every request carrying its own version and capabilities; 2025-11-25 and 2025-06-18
+//! open a session with `initialize` (a 2026-07-28 call that falls back to `initialize` is judged
+//! by the session rules from there).
+//!
+//! | era | the client sends | check | grade |
+//! |---|---|---|---|
+//! | all | `Accept` listing `application/json` and `text/event-stream`, on every POST | `accept-header` | must |
+//! | 2026-07-28 | `params._meta` with `io.modelcontextprotocol/protocolVersion` and `io.modelcontextprotocol/clientCapabilities` (`{}` for none) | `meta-fields` | must |
+//! | 2026-07-28 | `params._meta` with `io.modelcontextprotocol/clientInfo` (`name`, `version`) | `client-info` | should |
+//! | 2026-07-28 | `MCP-Protocol-Version` equal to the `_meta` version | `version-header` | must |
+//! | 2026-07-28 | `Mcp-Method` equal to the JSON-RPC method | `method-header` | must |
+//! | 2026-07-28 | `Mcp-Name` equal to the tool name on `tools/call` (or `=?base64?…?=`) | `name-header` | must |
+//! | 2026-07-28 | after a modern `400`/`404` error: no fall back to `initialize` | `no-legacy-fallback` | should |
+//! | 2026-07-28 | after -32022 listing supported versions: a retry in a listed one | `supported-version-retry` | should |
+//! | 2026-07-28 | after a `400`/`404`/`405` without a modern error: `initialize` | `legacy-fallback` | should |
+//! | 2025 | `initialize` first | `initialize-first` | must |
+//! | 2025 | `notifications/initialized` before the next request | `initialized-notification` | must |
+//! | 2025 | the session's `Mcp-Session-Id` on every later POST | `session-id` | must |
+//! | 2025 | the negotiated `MCP-Protocol-Version` on every later POST | `session-version-header` | must |
+//! | 2025 | after a `404` to a request in a session: a new `initialize` | `session-expiry-reinitialize` | must |
+//! | 2025 | after that `404`: never the expired session id again | `session-expiry-stale-id` | must |
+//! | 2025 | after the new `initialize`: the request the `404` answered, again | `session-expiry-resend` | should |
+//! | 2025 | a resuming GET's `Last-Event-ID`: the stream's last event id | `resume-last-event-id` | should |
+//! | 2025 | a resuming GET: no sooner than the stream's `retry` | `resume-waits-retry` | must |
+//! | all | each `tools/call` after the first in a call: a new `id` | `new-request-id` | must |
+//! | 2026-07-28 | after `input_required`: `requestState` echoed exactly (or none) | `mrtr-request-state` | must |
+//! | 2026-07-28 | after `input_required` with `inputRequests`: an answer per key | `mrtr-input-responses` | must |
+//!
+//! `docs/adapters.md` of this crate has the same per era, with a minimal request, and
+//! `cases/README.md` the exact rule of each check. The client in `examples/tutorial.rs` and the
+//! adapter below send what 2026-07-28 asks for.
 //!
 //! ## A reqwest-based client
 //!
@@ -198,11 +238,20 @@
 //!
 //! impl Adapter for MyAdapter {
 //!     async fn call(&self, call: CallContext) -> AdapterReport {
+//!         // A 2026-07-28 request; `Mcp-Name` as is works for printable ASCII tool names.
+//!         let meta = serde_json::json!({
+//!             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+//!             "io.modelcontextprotocol/clientCapabilities": {},
+//!             "io.modelcontextprotocol/clientInfo": {"name": "my-client", "version": "1.0.0"},
+//!         });
 //!         let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-//!                                       "params": {"name": call.tool, "arguments": call.arguments}});
+//!             "params": {"name": call.tool, "arguments": call.arguments, "_meta": meta}});
 //!         let sent = self.http.post(&call.endpoint)
 //!             .header("accept", "application/json, text/event-stream")
 //!             .header("content-type", "application/json")
+//!             .header("mcp-protocol-version", "2026-07-28")
+//!             .header("mcp-method", "tools/call")
+//!             .header("mcp-name", &call.tool)
 //!             .body(body.to_string())
 //!             .timeout(call.timeout)
 //!             .send()
@@ -341,6 +390,13 @@
 //!   `.snap.new` files for review, `no` (the default on CI) writes nothing; a mismatch fails the
 //!   test in every mode but `always`.
 //! - `INSTA_FORCE_PASS=1` reports mismatches without failing.
+//! - `INSTA_OUTPUT=minimal` (or `none`) shortens what insta prints per new or changed snapshot;
+//!   by default it shows each one whole, which on a first run is every case.
+//!
+//! insta reports a mismatch by panicking; the harness catches that panic and makes it the
+//! test's failure, so it prints no `panicked at` line or backtrace (a panic of your adapter
+//! still does). A snapshot that passes or is written in place takes its `.snap.new`, now
+//! obsolete, with it.
 //!
 //! # The baseline: accepted deviations
 //!

@@ -10,6 +10,7 @@
 
 mod config;
 mod plan;
+mod quiet_panic;
 mod result;
 mod snapshot_check;
 mod trial;

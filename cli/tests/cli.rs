@@ -328,15 +328,11 @@ fn failing_case_as(dir: &std::path::Path, name: &str) {
 fn the_live_line_names_what_differs_when_the_outcome_words_match() {
     // An adapter that says it sent one tools/call and sent none.
     let dir = temp_dir("attempts");
-    let adapter = dir.join("claims-one-attempt.sh");
-    std::fs::write(
-        &adapter,
+    let adapter = executable(
+        &dir,
+        "claims-one-attempt.sh",
         "#!/bin/sh\necho '{\"outcome\": \"TOOL_SUCCESS\", \"attempts\": 1}'\n",
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&adapter).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&adapter, permissions).unwrap();
+    );
     let out = temp_dir("attempts-out");
     let output = run(&[
         "run",
@@ -362,6 +358,63 @@ fn the_live_line_names_what_differs_when_the_outcome_words_match() {
         ),
         "{stdout}"
     );
+}
+
+/// Writes `script` as the executable `dir/name`.
+fn executable(dir: &std::path::Path, name: &str, script: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, script).unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    path
+}
+
+#[test]
+fn a_call_that_fails_only_a_request_check_names_it_in_every_one_line_verdict() {
+    // A client that gets the outcome right but sends a 2026-07-28 call without `_meta` or the
+    // Mcp-Method and Mcp-Name headers: only request checks fail.
+    let dir = temp_dir("only-checks");
+    let adapter = executable(
+        &dir,
+        "bare-post.sh",
+        r#"#!/bin/sh
+body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$MCP_ERROR_LAYERS_TOOL"'","arguments":{}}}'
+curl -s -o /dev/null --noproxy '*' -H 'accept: application/json, text/event-stream' \
+  -H 'content-type: application/json' -H 'mcp-protocol-version: 2026-07-28' --data "$body" "$1"
+echo '{"outcome": "TOOL_SUCCESS"}'
+"#,
+    );
+    let (tap, junit) = (dir.join("run.tap"), dir.join("run.xml"));
+    let output = run(&[
+        "run",
+        "--exact",
+        "tool/success",
+        "--tap",
+        tap.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+        "--",
+        adapter.to_str().unwrap(),
+    ]);
+    let live = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{live}");
+    let check = "check meta-fields (must): request 1 (tools/call): params._meta has no string \
+                 io.modelcontextprotocol/protocolVersion";
+    assert!(
+        live.contains("call 0: expected TOOL_SUCCESS tool_posts=1 → observed TOOL_SUCCESS"),
+        "{live}"
+    );
+    assert!(live.contains(&format!("\n      - {check}\n")), "{live}");
+    let tap = std::fs::read_to_string(tap).unwrap();
+    let message = tap.lines().find(|l| l.starts_with("  message: ")).unwrap();
+    assert!(message.contains(check), "{message}");
+    let junit = std::fs::read_to_string(junit).unwrap();
+    let failure = junit
+        .lines()
+        .find(|l| l.contains("<failure message="))
+        .unwrap();
+    assert!(failure.contains(check), "{failure}");
 }
 
 #[test]

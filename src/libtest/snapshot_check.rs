@@ -4,6 +4,7 @@
 //! test file: insta's macros capture the crate they expand in (its workspace root, and the
 //! `source:` line of the snapshot header), which must be the client crate, not this library.
 
+use super::quiet_panic::quietly;
 use super::wording;
 use crate::record::CaseRecord;
 use crate::snapshot::SnapshotView;
@@ -28,7 +29,8 @@ pub(crate) struct SnapshotCheck {
 impl SnapshotCheck {
     /// Checks `record` against its snapshot; a mismatch (or a new snapshot) is an error with the
     /// command that reviews it. insta prints the diff itself and writes `.snap.new` files as
-    /// `INSTA_UPDATE` says.
+    /// `INSTA_UPDATE` says; a `.snap.new` that a passing or accepted snapshot made obsolete is
+    /// removed.
     pub(crate) fn check(&self, record: &CaseRecord) -> Result<(), String> {
         let name = name(&record.id);
         let view = SnapshotView::of(record);
@@ -38,11 +40,27 @@ impl SnapshotCheck {
         settings.set_omit_expression(true);
         settings.set_description(record.summary.clone());
         // insta reports a mismatch by panicking; the record is already kept by then, and the
-        // panic becomes this test's failure message.
+        // panic becomes this test's failure message, so the panic hook need not print it.
         let is_new = !self.folder.join(format!("{name}.snap")).exists();
         let assert = self.assert;
-        catch_unwind(AssertUnwindSafe(|| settings.bind(|| assert(&name, &view))))
-            .map_err(|_| wording::snapshot_mismatch(&self.shown, &name, is_new))
+        let asserted =
+            quietly(|| catch_unwind(AssertUnwindSafe(|| settings.bind(|| assert(&name, &view)))));
+        asserted.map_err(|_| wording::snapshot_mismatch(&self.shown, &name, is_new))?;
+        self.forget_pending(&name);
+        Ok(())
+    }
+
+    /// Removes the `.snap.new` of a snapshot that passed or was just accepted: insta removes it
+    /// only when the snapshot matches, not when `INSTA_UPDATE=always` writes the snapshot in
+    /// place, and a stale one would show up again in `cargo insta review`.
+    fn forget_pending(&self, name: &str) {
+        let pending = self.folder.join(format!("{name}.snap.new"));
+        match std::fs::remove_file(&pending) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                eprintln!("{}", wording::stale_pending(&pending, &e));
+            }
+            _ => {}
+        }
     }
 }
 

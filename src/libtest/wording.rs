@@ -75,6 +75,14 @@ pub(crate) fn snapshot_mismatch(folder: &str, name: &str, is_new: bool) -> Strin
     )
 }
 
+/// A `.snap.new` that should go and could not be removed.
+pub(crate) fn stale_pending(path: &Path, error: &std::io::Error) -> String {
+    format!(
+        "warning: cannot remove the obsolete {}: {error}; remove it by hand",
+        path.display()
+    )
+}
+
 /// The configuration trial's failure: every problem, one per line.
 pub(crate) fn config_problems(problems: &[String]) -> String {
     let mut text = String::from("the mcp-error-layers configuration has problems:");

@@ -94,7 +94,14 @@ code, pre { font: 12px/1.35 ui-monospace, monospace; }
 .swatch { display: inline-block; width: 1.1em; height: 1.1em; border: 1px solid #999; }
 table.matrix { border-collapse: collapse; }
 .matrix th, .matrix td { border: 1px solid #bbb; padding: .25em .45em; vertical-align: top; text-align: left; }
-.matrix thead th { background: #f3f3f3; position: sticky; top: 0; }
+.matrix thead th { background: #f3f3f3; position: sticky; top: 0; z-index: 1; }
+/* Eleven SDK columns do not fit a laptop screen: the case column stays in view while the page
+   scrolls sideways, wide enough that ids break at most once, and a row reached from a link in
+   \"What deviates\" is marked and not hidden under the sticky head. */
+.matrix th[scope=row] { position: sticky; left: 0; background: #fff; min-width: 16em; }
+.matrix thead th:first-child { left: 0; z-index: 2; }
+.matrix tbody tr { scroll-margin-top: 8em; }
+.matrix tr:target th[scope=row] { background: #fff3b0; }
 .matrix tr.group th { background: #e9eef6; font-weight: 600; }
 .matrix th small, .matrix .sub { display: block; font-weight: normal; color: #555; }
 .grade { font-size: 11px; padding: 0 .3em; border-radius: 3px; background: #eee; margin-left: .3em; }
