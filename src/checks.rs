@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 24] = [
+pub const NAMES: [&str; 25] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -35,6 +35,7 @@ pub const NAMES: [&str; 24] = [
     "no-legacy-fallback",
     "supported-version-retry",
     "legacy-fallback",
+    "header-mismatch-refresh",
     "new-request-id",
     "mrtr-request-state",
     "mrtr-input-responses",

@@ -23,6 +23,10 @@ pub const NEGOTIABLE_SESSION_VERSIONS: [&str; 3] =
 /// unsupported protocol version): their presence says the server is modern.
 pub const MODERN_400_CODES: [i64; 3] = [-32020, -32021, -32022];
 
+/// The code of `HeaderMismatch`: a header disagrees with the body. The client SHOULD refresh
+/// with `tools/list` and retry (2026-07-28 streamable-http, "Custom Headers").
+pub const HEADER_MISMATCH: i64 = -32020;
+
 /// The code of `UnsupportedProtocolVersionError`, whose `data.supported` lists the versions the
 /// server accepts.
 pub const UNSUPPORTED_VERSION: i64 = -32022;

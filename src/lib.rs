@@ -205,6 +205,7 @@
 //! | 2026-07-28 | after a modern `400`/`404` error: no fall back to `initialize` | `no-legacy-fallback` | should |
 //! | 2026-07-28 | after -32022 listing supported versions: a retry in a listed one | `supported-version-retry` | should |
 //! | 2026-07-28 | after a `400`/`404`/`405` without a modern error: `initialize` | `legacy-fallback` | should |
+//! | 2026-07-28 | after `400` with -32020 (HeaderMismatch): `tools/list`, then the request again | `header-mismatch-refresh` | should |
 //! | 2025 | `initialize` first | `initialize-first` | must |
 //! | 2025 | `notifications/initialized` before the next request | `initialized-notification` | must |
 //! | 2025 | the session's `Mcp-Session-Id` on every later POST | `session-id` | must |
@@ -214,6 +215,9 @@
 //! | 2025 | after the new `initialize`: the request the `404` answered, again | `session-expiry-resend` | should |
 //! | 2025 | a resuming GET's `Last-Event-ID`: the stream's last event id | `resume-last-event-id` | should |
 //! | 2025 | a resuming GET: no sooner than the stream's `retry` | `resume-waits-retry` | must |
+//! | 2025 | after giving up on an unanswered `tools/call`: `notifications/cancelled` naming it | `cancel-after-timeout` | should |
+//! | 2025 | never a `notifications/cancelled` for `initialize` | `no-cancel-initialize` | must |
+//! | 2026-07-28 | after giving up on a stalled response stream: close it | `timeout-closes-stream` | should |
 //! | all | each `tools/call` after the first in a call: a new `id` | `new-request-id` | must |
 //! | 2026-07-28 | after `input_required`: `requestState` echoed exactly (or none) | `mrtr-request-state` | must |
 //! | 2026-07-28 | after `input_required` with `inputRequests`: an answer per key | `mrtr-input-responses` | must |

@@ -4,7 +4,7 @@
 
 use super::{Request, Requests, Tally};
 use crate::case::Grade;
-use crate::era::{UNSUPPORTED_VERSION, is_legacy_rejection, is_modern_error};
+use crate::era::{HEADER_MISMATCH, UNSUPPORTED_VERSION, is_legacy_rejection, is_modern_error};
 use serde_json::Value;
 
 pub(super) fn check(requests: &Requests, tally: &mut Tally) {
@@ -14,6 +14,7 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
         let next = posts.get(at + 1).copied();
         if request.modern {
             after_modern_rejection(request, next, tally);
+            after_header_mismatch(&posts[at..], tally);
         } else if carries_session(request) && request.exchange.reply.status == Some(404) {
             session_expired(&posts[at..], tally);
         }
@@ -185,6 +186,39 @@ fn resent(expired: &Request, after_initialize: &[&Request]) -> Result<(), String
             expired.method().unwrap_or("a request")
         )),
     }
+}
+
+/// After a `HeaderMismatch` (`400` with -32020) to the first of `posts`: `tools/list`, then the
+/// request again (2026-07-28 streamable-http: the client SHOULD check the tool's `inputSchema`
+/// with `tools/list`, then retry with the right headers).
+fn after_header_mismatch(posts: &[&Request], tally: &mut Tally) {
+    let [rejected, rest @ ..] = posts else {
+        return;
+    };
+    let status = rejected.exchange.reply.status;
+    if status != Some(400) || error_code(rejected) != Some(HEADER_MISMATCH) {
+        return;
+    }
+    let again = rest.iter().position(|r| r.method() == rejected.method());
+    let listed = rest.iter().position(|r| r.method() == Some("tools/list"));
+    let result = match (listed, again) {
+        (Some(listed), Some(again)) if listed < again => Ok(()),
+        (_, Some(again)) => Err(format!(
+            "{}: sent again without a tools/list after the HeaderMismatch to {}",
+            rest[again].label, rejected.label
+        )),
+        (_, None) => Err(format!(
+            "{} was not sent again after its HeaderMismatch",
+            rejected.label
+        )),
+    };
+    tally.record("header-mismatch-refresh", Grade::Should, result);
+}
+
+/// The JSON-RPC error code of the answer to `request`, when it was an error body.
+fn error_code(request: &Request) -> Option<i64> {
+    let error = super::sent_json(request.exchange)?;
+    error.pointer("/error/code").and_then(Value::as_i64)
 }
 
 /// After a modern request got a 4xx: retry with a supported version, never fall back on a

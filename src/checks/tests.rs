@@ -468,3 +468,32 @@ fn only_an_answer_later_than_the_timeout_counts_as_given_up() {
     assert!(!applies(100), "answered within 400 ms");
     assert!(applies(400), "answered at the timeout: the client gave up");
 }
+
+#[test]
+fn a_header_mismatch_is_followed_by_tools_list_then_the_request_again() {
+    let file = case("2026-07-28", OK_REPLY);
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch"}}"#;
+    let rejected = scripted(modern_call(1), 0, 400, error);
+    let list = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}}),
+        &MODERN_HEADERS,
+    );
+    let judge = |rest: Vec<Exchange>| {
+        let all: Vec<Exchange> = std::iter::once(rejected.clone()).chain(rest).collect();
+        let checks = check_call(&file, 0, &all);
+        verdict(&checks, "header-mismatch-refresh")
+            .cloned()
+            .unwrap()
+    };
+    assert!(judge(vec![list.clone(), modern_call(3)]).passed);
+    let blind = judge(vec![modern_call(3)]);
+    assert!(
+        !blind.passed && blind.detail.contains("without a tools/list"),
+        "{blind:?}"
+    );
+    let gave_up = judge(vec![list]);
+    assert!(
+        !gave_up.passed && gave_up.detail.contains("not sent again"),
+        "{gave_up:?}"
+    );
+}

@@ -1,11 +1,12 @@
 //! Which era and version a call ends up speaking: the dual-era start of a 2026-07-28 call, and
 //! the 2025 session with its expiry.
 
-use super::{Mode, ReferenceAdapter, Run, body, prefixed};
+use super::exchange::exchange;
+use super::{Mode, ReferenceAdapter, Run, body, prefixed, wire};
 use crate::classify::Classification;
-use crate::era::{UNSUPPORTED_VERSION, is_legacy_rejection};
+use crate::era::{HEADER_MISMATCH, UNSUPPORTED_VERSION, is_legacy_rejection};
 use crate::outcome::Outcome;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// How many sessions one call may open: the first, and one after it expired.
 const MAX_SESSIONS: u32 = 2;
@@ -20,6 +21,13 @@ impl Run<'_> {
         let status = answer.status.unwrap_or_default();
         if answer.outcome != Outcome::HttpError {
             return reply.classification;
+        }
+        if status == 400 && answer.code == Some(HEADER_MISMATCH) {
+            // The tool's schema (and so its headers) may have changed: look again, retry once.
+            self.refresh_tools().await;
+            let again = self.rounds(Mode::Stateless).await;
+            let note = "HeaderMismatch: tools/list refreshed, the call retried once";
+            return prefixed(again.classification, note);
         }
         if status == 400 && answer.code == Some(UNSUPPORTED_VERSION) {
             let listed = body::error_body(&reply).as_ref().and_then(spoken_version);
@@ -40,6 +48,20 @@ impl Run<'_> {
             return prefixed(self.session_call(version).await, &note);
         }
         reply.classification
+    }
+
+    /// A stateless `tools/list`; its answer only matters to a client that builds headers from
+    /// the tool's schema, which this one does not, so it is not read.
+    async fn refresh_tools(&mut self) {
+        let id = self.next_id();
+        let meta = wire::stateless_meta(&id, self.options.mrtr);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+                          "params": {"_meta": meta}});
+        let request = self
+            .post(&body)
+            .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
+            .header(wire::METHOD, "tools/list");
+        let _ = exchange(request, &id, &self.deadline).await;
     }
 
     /// The session era: the handshake, then the call; a 404 to the call inside the session
