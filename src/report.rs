@@ -23,6 +23,8 @@ mod format;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod merge;
+pub mod shard;
 pub mod tap;
 
 /// Who was tested, with what: the header of every report.

@@ -62,6 +62,8 @@ enum Command {
     #[command(after_help = classify::CLASSIFY_HELP)]
     Classify(classify::ClassifyArgs),
     /// Build the HTML matrix of cases × adapters from JSON reports.
+    ///
+    /// `report merge` joins the JSON reports of `run --shard K/N` into one.
     Report(report::ReportArgs),
     /// Compare two JSON reports: which cases regressed, were fixed or changed (exit 1 when one
     /// regressed).
