@@ -20,6 +20,7 @@ pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
 
 pub mod diff;
 mod format;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod junit;

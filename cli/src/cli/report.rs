@@ -1,5 +1,5 @@
 //! `report`: the HTML matrix of cases × adapters from JSON reports; `report merge`: shard
-//! reports joined into one.
+//! reports joined into one; `report history`: a sweep's cases × versions.
 
 use super::Fatal;
 use clap::{Args, Subcommand};
@@ -8,6 +8,7 @@ use mcp_error_layers::report::json::JsonReport;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod history;
 mod merge;
 
 /// Options of `report`.
@@ -29,12 +30,16 @@ enum ReportCommand {
     /// Join the JSON reports of `run --shard 1/N` .. `--shard N/N` into the report of the
     /// whole run (refused unless they are all the shards of one run).
     Merge(merge::MergeArgs),
+    /// Build a sweep's history, cases × versions, from a folder of per-version reports
+    /// (`harness/adapters/sweep.py` writes it).
+    History(history::HistoryArgs),
 }
 
 /// Builds the matrix, or runs `report`'s subcommand.
 pub fn report(args: ReportArgs) -> Result<ExitCode, Fatal> {
     let html_path = match (args.command, args.html) {
         (Some(ReportCommand::Merge(merge)), _) => return merge::merge(merge),
+        (Some(ReportCommand::History(history)), _) => return history::history(history),
         (None, Some(path)) => path,
         // clap requires --html without a subcommand.
         (None, None) => return Err(Fatal::new("report: --html FILE is required")),
