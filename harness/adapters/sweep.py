@@ -194,10 +194,27 @@ def run_row(adapter: dict, version: str, command: list[str], report: pathlib.Pat
         tail = " / ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
         return f"the row wrote no report: {tail}"
     cases = json.loads(report.read_text())["cases"]
-    if cases and all(case["verdict"] == "adapter-error" for case in cases):
+    why = undrivable(cases)
+    if why is not None:
         report.unlink()
-        first = next((c["error"] or p for c in cases for call in c["calls"] for p in call["problems"]), "")
-        return f"the adapter cannot drive it: every case is an adapter error ({first[:300]})"
+    return why
+
+
+def undrivable(cases: list[dict]) -> str | None:
+    """Why no case says anything about this version, or None: every case an adapter error (the
+    program does not start: an import the version lacks), or no case reaching `tools/call` (the
+    connection fails the same way before it: a protocol version the SDK does not speak)."""
+    calls = [call for case in cases for call in case["calls"]]
+    if not cases or not calls:
+        return None
+    if all(case["verdict"] == "adapter-error" for case in cases):
+        logs = [line for call in calls for line in (call.get("adapter_log") or "").splitlines()]
+        error = next((line for line in logs if "Error" in line), None)
+        first = error or next((p for call in calls for p in call["problems"]), "")
+        return f"the adapter cannot drive it: every case is an adapter error ({first.strip()[:300]})"
+    if all(call["tool_posts"] == 0 for call in calls):
+        details = [(call.get("observed") or {}).get("detail") or "" for call in calls]
+        return f"the adapter cannot drive it: no case reached tools/call ({details[0][:300]})"
     return None
 
 
@@ -241,6 +258,8 @@ def main(argv: list[str]) -> int:
         totals[1] += ran
         (out / f"{version}.unavailable.txt").unlink(missing_ok=True)
         if why is not None:
+            # Paths relative to the repository: the file is the same on every machine.
+            why = why.replace(f"{adapters.ROOT}/", "")
             (out / f"{version}.unavailable.txt").write_text(why + "\n")
         state = "ok" if why is None else f"unavailable: {why[:160]}"
         print(f"  {version:<14} install {installed:6.1f} s  run {ran:6.1f} s  {state}", flush=True)

@@ -63,6 +63,27 @@ class Shards(unittest.TestCase):
         self.assertEqual(owners, [1] * 40)
 
 
+def case(verdict="fail", posts=1, detail="", log=None, problems=()):
+    observed = None if verdict == "adapter-error" else {"outcome": "UNCLASSIFIED_ERROR", "detail": detail}
+    return {"verdict": verdict, "calls": [{"tool_posts": posts, "observed": observed,
+                                           "adapter_log": log, "problems": list(problems)}]}
+
+
+class Undrivable(unittest.TestCase):
+    def test_every_case_an_adapter_error_names_the_error_line_of_its_stderr(self):
+        log = "node:internal/modules\nError [ERR_MODULE_NOT_FOUND]: Cannot find module 'x.js'\nNode.js v20"
+        why = sweep.undrivable([case("adapter-error", 0, log=log), case("adapter-error", 0)])
+        self.assertIn("every case is an adapter error (Error [ERR_MODULE_NOT_FOUND]: Cannot find module", why)
+
+    def test_no_case_reaching_tools_call_names_the_first_detail(self):
+        detail = "connect (initialize) failed: Error: Server's protocol version is not supported"
+        why = sweep.undrivable([case(posts=0, detail=detail), case(posts=0)])
+        self.assertEqual(why, f"the adapter cannot drive it: no case reached tools/call ({detail})")
+
+    def test_a_version_that_made_one_call_is_a_column(self):
+        self.assertIsNone(sweep.undrivable([case(posts=0), case("pass", 1), case("adapter-error", 1)]))
+
+
 class Slim(unittest.TestCase):
     def test_slim_drops_exchanges_transcripts_and_logs_and_keeps_the_rest(self):
         report = {"schema": "s", "cases": [{"id": "a", "server": {"exchanges": [{"at_ms": 1}]},
