@@ -3,24 +3,11 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-error-layers"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-error-layers-shard-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+#[path = "support/bin.rs"]
+mod support;
+use support::{bin, temp_dir};
 
 /// `run` of the reference client on `filters`, the JSON report at `json`, sharded or not.
 fn run_to(json: &Path, shard: Option<&str>, filters: &[&str]) {
@@ -67,7 +54,7 @@ fn normalised(mut report: Value) -> Value {
 
 #[test]
 fn shards_merged_equal_the_unsharded_report() {
-    let dir = temp_dir("equal");
+    let dir = temp_dir("shard-equal");
     let (whole, one, two) = (
         dir.join("whole.json"),
         dir.join("1.json"),
@@ -102,7 +89,7 @@ fn shards_merged_equal_the_unsharded_report() {
 
 #[test]
 fn merge_refuses_reports_that_are_not_the_shards_of_one_run() {
-    let dir = temp_dir("refuse");
+    let dir = temp_dir("shard-refuse");
     let p = |name: &str| dir.join(name);
     run_to(&p("tool-1.json"), Some("1/2"), &["tool/"]);
     run_to(&p("tool-2.json"), Some("2/2"), &["tool/"]);
