@@ -282,7 +282,9 @@ impl History {
             }
             page.push_str("</table>\n");
         }
-        page.push_str("<h2>Every case</h2>\n<table class=\"matrix\">\n<thead><tr><th>case</th>");
+        page.push_str(
+            "<h2>Every case</h2>\n<table class=\"matrix\">\n<thead><tr><th scope=\"col\">case</th>",
+        );
         for column in &self.columns {
             let _ = match &column.run {
                 Ok(r) => write!(
@@ -304,7 +306,7 @@ impl History {
         for (id, cells) in &self.rows {
             let _ = write!(
                 page,
-                "<tr id=\"{}\"><th><code>{}</code></th>",
+                "<tr id=\"{}\"><th scope=\"row\"><code>{}</code></th>",
                 super::html::anchor(id),
                 esc(id)
             );
