@@ -32,6 +32,13 @@ pub const REQUIRE_VAR: &str = "MCP_ERROR_LAYERS_REQUIRE_SDKS";
 /// `cargo test` runs every row once and leaves what `matrix.py` reads (`.ci/run` does this).
 /// A row's own `MCP_ERROR_LAYERS_JSON` still wins.
 pub const REPORTS_VAR: &str = "MCP_ERROR_LAYERS_SDK_REPORTS";
+/// Set by `harness/adapters/sweep.py` (with [`SWEEP_VERSION_VAR`]): the adapter's command, a
+/// JSON array of words, for the SDK installed at another version than the pin. The row then
+/// runs that command instead of setting up the pinned one, names that version in its report,
+/// and reads neither snapshots nor baseline (they describe the pinned version).
+pub const SWEEP_COMMAND_VAR: &str = "MCP_ERROR_LAYERS_SWEEP_COMMAND";
+/// The version [`SWEEP_COMMAND_VAR`]'s installation is of.
+pub const SWEEP_VERSION_VAR: &str = "MCP_ERROR_LAYERS_SWEEP_VERSION";
 
 /// The client timeout of calls whose case names none: SDKs that wait for their timeout where
 /// they should fail fast (a `202`, a response with another id, a cut stream) cost this much.
@@ -89,6 +96,9 @@ pub struct Sdk {
     /// cases mostly wait (a retrying variant's back-off) runs faster with more, and a persistent
     /// adapter that serves calls at once serves them without more processes.
     threads: Option<usize>,
+    /// How `sweep.py` installs the SDK at another version (harness/adapters/README.md).
+    #[allow(dead_code)]
+    sweep: Option<toml::Table>,
 }
 
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -185,9 +195,10 @@ fn prepared(name: &str) -> &'static Prepared {
     static PREPARED: OnceLock<Prepared> = OnceLock::new();
     PREPARED.get_or_init(|| {
         let sdk = Sdk::load(name);
-        let command = match &sdk {
-            Ok(sdk) => set_up(sdk),
-            Err(reason) => Err(reason.clone()),
+        let command = match (&sdk, swept()) {
+            (Ok(_), Some((command, _))) => command,
+            (Ok(sdk), None) => set_up(sdk),
+            (Err(reason), _) => Err(reason.clone()),
         };
         if let Err(reason) = &command {
             let required = std::env::var_os(REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
@@ -241,19 +252,40 @@ pub fn config(name: &str) -> Config {
     if let Ok(sdk) = &prepared.sdk {
         config = config.adapter_version(&sdk.version);
     }
+    if let Some((_, version)) = swept() {
+        config = config.adapter_version(version).no_snapshots();
+    }
     // `command` is an error whenever `sdk` is one.
     if let Err(reason) = &prepared.command {
         return config
             .no_snapshots()
             .unavailable(format!("{name}: {reason}"));
     }
+    let config = match swept() {
+        Some(_) => config.reports(ReportPaths::from_env()),
+        None => config
+            .reports(reports(name))
+            .snapshots(format!("snapshots/{name}"))
+            .baseline(format!("harness/adapters/{name}/baseline.toml")),
+    };
     config
-        .reports(reports(name))
-        .snapshots(format!("snapshots/{name}"))
-        .baseline(format!("harness/adapters/{name}/baseline.toml"))
         .default_timeout(DEFAULT_TIMEOUT)
         .deadline_margin(sdk_margin(prepared))
         .test_threads(sdk_threads(prepared))
+}
+
+/// The command and version of a sweep's installation ([`SWEEP_COMMAND_VAR`]), when one is
+/// set; a command that is no JSON array of words is an error naming the variable.
+fn swept() -> Option<(Result<Vec<PathBuf>, String>, String)> {
+    let command = std::env::var(SWEEP_COMMAND_VAR).ok()?;
+    let version = std::env::var(SWEEP_VERSION_VAR).unwrap_or_else(|_| "unknown".into());
+    let words = serde_json::from_str::<Vec<PathBuf>>(&command)
+        .map_err(|e| format!("{SWEEP_COMMAND_VAR} is not a JSON array of words: {e}"))
+        .and_then(|words| match words.is_empty() {
+            true => Err(format!("{SWEEP_COMMAND_VAR} is an empty command")),
+            false => Ok(words),
+        });
+    Some((words, version))
 }
 
 /// The reports the `MCP_ERROR_LAYERS_*` variables ask for, plus `<REPORTS_VAR>/<name>.json`.

@@ -20,9 +20,12 @@ pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
 
 pub mod diff;
 mod format;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod merge;
+pub mod shard;
 pub mod tap;
 
 /// Who was tested, with what: the header of every report.

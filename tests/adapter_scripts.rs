@@ -20,3 +20,18 @@ fn the_matrix_and_adapter_list_scripts_pass_their_tests() {
     );
     assert!(log.contains("Ran "), "no test ran:\n{log}");
 }
+
+#[test]
+fn the_sweep_script_passes_its_tests() {
+    let done = Command::new("python3")
+        .args(["-m", "unittest", "-v", "harness/adapters/test_sweep.py"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs (the SDK rows and .ci/run need it too)");
+    let log = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        done.status.success(),
+        "harness/adapters/test_sweep.py failed:\n{log}"
+    );
+    assert!(log.contains("Ran "), "no test ran:\n{log}");
+}

@@ -62,6 +62,9 @@ enum Command {
     #[command(after_help = classify::CLASSIFY_HELP)]
     Classify(classify::ClassifyArgs),
     /// Build the HTML matrix of cases × adapters from JSON reports.
+    ///
+    /// `report merge` joins the JSON reports of `run --shard K/N` into one; `report history`
+    /// builds a sweep's cases × versions (harness/adapters/sweep.py).
     Report(report::ReportArgs),
     /// Compare two JSON reports: which cases regressed, were fixed or changed (exit 1 when one
     /// regressed).

@@ -24,7 +24,8 @@ import tomllib
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool, "test": str}
-OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int}
+OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
+            "sweep": dict}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")

@@ -297,6 +297,17 @@ fn call_differences(old: &JsonCall, new: &JsonCall) -> Vec<String> {
         &old.tool_posts.to_string(),
         &new.tool_posts.to_string(),
     );
+    // The other counted keys are in the report only as the problem a miscount makes.
+    for key in COUNTED_KEYS {
+        let (was, now) = (counted_problem(old, key), counted_problem(new, key));
+        if was != now {
+            out.push(format!(
+                "{key}: {} → {}",
+                was.unwrap_or("as expected"),
+                now.unwrap_or("as expected")
+            ));
+        }
+    }
     // A check that applies on one side only (another era's header, say) is a change only
     // where it fails.
     let checks = |call: &JsonCall| -> BTreeMap<String, bool> {
@@ -318,6 +329,17 @@ fn call_differences(old: &JsonCall, new: &JsonCall) -> Vec<String> {
         }
     }
     out
+}
+
+/// The counts a case can expect besides `tool_posts` (`cases/README.md`); `min_gaps_ms` is left
+/// out: a gap depends on the machine's load, not on the client.
+const COUNTED_KEYS: [&str; 3] = ["max_tool_posts", "initializes", "resumes"];
+
+/// What the problem about `key` says after `key: `, when the call has one.
+fn counted_problem<'a>(call: &'a JsonCall, key: &str) -> Option<&'a str> {
+    call.problems
+        .iter()
+        .find_map(|p| p.strip_prefix(key).and_then(|rest| rest.strip_prefix(": ")))
 }
 
 fn check_word(passed: Option<bool>) -> &'static str {
@@ -400,6 +422,22 @@ mod tests {
             "cases": cases,
         });
         JsonReport::parse(&value.to_string(), Path::new("t.json")).unwrap()
+    }
+
+    #[test]
+    fn a_counted_key_that_starts_or_stops_missing_is_a_difference() {
+        let mut opened = case("s/second-session", "must", "fail", Some("TOOL_SUCCESS"), 1);
+        opened["calls"][0]["problems"] =
+            json!(["initializes: expected 1, the server received 2 initialize requests"]);
+        let kept = case("s/second-session", "must", "pass", Some("TOOL_SUCCESS"), 1);
+        let diff = RunDiff::of(&report("1", vec![kept]), &report("2", vec![opened]));
+        assert_eq!(
+            diff.regressed[0].differences,
+            [
+                "verdict pass → fail",
+                "call 0: initializes: as expected → expected 1, the server received 2 initialize requests"
+            ]
+        );
     }
 
     fn ids(group: &[CaseChange]) -> Vec<&str> {

@@ -85,7 +85,8 @@ fn case_rows(reports: &[JsonReport]) -> Vec<Row<'_>> {
     rows.into_values().collect()
 }
 
-const STYLE: &str = "
+/// The page's styles; the sweep history's page (`history.rs`) uses them too.
+pub(super) const STYLE: &str = "
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1d; }
 h1 { font-size: 1.4em; margin: 0 0 .3em; }
 code, pre { font: 12px/1.35 ui-monospace, monospace; }

@@ -54,6 +54,10 @@ pub struct JsonReport {
     pub summary: JsonSummary,
     /// One entry per case, in id order.
     pub cases: Vec<JsonCase>,
+    /// Which shard of a split run this report holds (`run --shard K/N`); absent in a whole
+    /// run's report, and in the report `report merge` joins from the shards (added in v1 later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<super::shard::ShardInfo>,
 }
 
 /// The adapter.
@@ -303,6 +307,7 @@ impl JsonReport {
             strict,
             summary: JsonSummary::of(report),
             cases: report.cases.iter().map(JsonCase::of).collect(),
+            shard: None,
         }
     }
 

@@ -10,8 +10,9 @@ use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::shard::{Shard, ShardInfo, ShardJson};
 use mcp_error_layers::report::tap::TapVersion;
-use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_all};
+use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, Reporter, RunReport, write_file};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Rules, Standing};
 use mcp_error_layers::suite::{default_jobs, default_program_jobs, run_all};
@@ -72,6 +73,10 @@ pub struct RunArgs {
     /// is named).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Run only shard K of N of the selected cases (split by a hash of the case id, stable as
+    /// cases are added); `report merge` joins the N JSON reports (docs/ci-sharding.md).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
 }
 
 impl RunArgs {
@@ -141,7 +146,7 @@ impl Human {
 
 /// Runs the selected cases and reports.
 pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
-    let sources = args.selection.sources()?;
+    let (sources, shard) = sharded(args.selection.sources()?, args.shard);
     let (name, version) = adapter_identity(&args)?;
     let (paths, to_stdout) = report_paths(&args)?;
     let human = Human {
@@ -172,10 +177,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
         "\n{counts} in {:.0} ms",
         started.elapsed().as_secs_f64() * 1000.0
     ))?;
-    write_reports(&report, &paths, human)?;
+    write_reports(&report, &paths, shard.as_ref(), human)?;
     if let Some(format) = to_stdout {
-        let text = paths
-            .reporter(format)
+        let text = reporter(&paths, format, shard.as_ref())
             .and_then(|r| r.render(&report).map_err(|e| e.to_string()))
             .map_err(|e| Fatal::new(format!("cannot write the {} report: {e}", format.label())))?;
         super::print(&text)?;
@@ -398,8 +402,44 @@ fn flag(format: Format) -> &'static str {
     }
 }
 
-fn write_reports(report: &RunReport, paths: &ReportPaths, human: Human) -> Result<(), Fatal> {
-    write_all(report, paths).map_err(|e| Fatal::new(e.to_string()))?;
+/// The cases of `shard` (all of them without one) and the JSON writer that records which shard
+/// of which selection the report holds.
+fn sharded(sources: Vec<CaseSource>, shard: Option<Shard>) -> (Vec<CaseSource>, Option<ShardJson>) {
+    let Some(shard) = shard else {
+        return (sources, None);
+    };
+    let info = ShardInfo::new(shard, sources.iter().map(|s| s.id.as_str()));
+    let kept = sources
+        .into_iter()
+        .filter(|s| shard.selects(&s.id))
+        .collect();
+    (kept, Some(ShardJson(info)))
+}
+
+/// The writer of `format`: a shard's JSON report carries its `shard` key.
+fn reporter<'a>(
+    paths: &ReportPaths,
+    format: Format,
+    shard: Option<&'a ShardJson>,
+) -> Result<&'a dyn Reporter, String> {
+    match (format, shard) {
+        (Format::Json, Some(shard)) => Ok(shard),
+        _ => paths.reporter(format),
+    }
+}
+
+fn write_reports(
+    report: &RunReport,
+    paths: &ReportPaths,
+    shard: Option<&ShardJson>,
+    human: Human,
+) -> Result<(), Fatal> {
+    for (format, path) in paths.iter() {
+        let reporter = reporter(paths, format, shard)
+            .map_err(|why| Fatal::new(format!("cannot write report {}: {why}", path.display())))?;
+        write_file(path, |out| reporter.write(report, out))
+            .map_err(|e| Fatal::new(e.to_string()))?;
+    }
     for (format, path) in paths.iter() {
         human.line(&format!("{:<5} report: {}", format.label(), path.display()))?;
     }

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""One SDK adapter across versions of its SDK: install each version into a cached folder of its own,
+run the adapter's row against it, keep one JSON report per version, then build the history.
+
+    python3 harness/adapters/sweep.py ADAPTER VERSION ...       # these versions
+    python3 harness/adapters/sweep.py ADAPTER --latest N        # the registry's last N releases
+      [--out DIR]       where the reports and the history go (default target/sweep/<id>/reports)
+      [--shard K/N]     only the versions of shard K of N (split by a hash of the version, as
+                        `run --shard` splits cases); the N folders, copied into one, make the
+                        whole history (docs/ci-sharding.md)
+      [--no-history]    leave the history to `mcp-error-layers report history DIR`
+      [--slim]          drop what the history does not read from each report (the server's
+                        exchanges, the transcripts, the adapter's stderr: about 1 MB a version),
+                        as the recorded histories under harness/history/ do
+
+How an adapter is installed at a version is its `adapter.toml`: `install` (npm, pip or cargo) and
+the `[sweep]` table (harness/adapters/README.md, "Sweeping versions"); nothing here knows an SDK.
+
+- npm: the adapter's folder (without node_modules) copied to target/sweep/<id>/<version>/, then
+  `npm install --save-exact <package>@<version>` there (the copied lock keeps the rest pinned);
+- pip: a virtualenv target/sweep/<id>/<version>/venv with `pip install <package>==<version>` (its
+  dependencies resolved by pip on that day), running the adapter's own program;
+- cargo: the adapter's crate copied to target/sweep/<id>/<version>/, its dependency on
+  `<package>` set to `=<version>` with `cargo add`, built with `cargo build --release` into
+  target/sweep/<id>/cargo-target (shared between versions, so only what changed is rebuilt).
+
+An installed version is cached (a marker file in its folder) and never installed at run time.
+Each version's row is `cargo test --test <test>` with MCP_ERROR_LAYERS_SWEEP_COMMAND (the installed
+program) and MCP_ERROR_LAYERS_SWEEP_VERSION set (harness/sdk_setup.rs), writing DIR/<version>.json.
+A version that cannot be installed, or that the adapter cannot drive (every case an adapter error),
+gets DIR/<version>.unavailable.txt saying why instead: a column of the history, not a failure.
+Prints, per version, the seconds spent installing and running.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import adapters  # noqa: E402
+
+RELEASE = re.compile(r"^\d+(\.\d+)*$")
+
+
+def version_key(version: str) -> tuple:
+    """Sorts `1.9.0` before `1.10.0` and a pre-release (`2.0.0-beta.1`, `2.0.0rc1`) before its
+    release: numbers compared as numbers, then releases after pre-releases."""
+    match = re.match(r"^(\d+(?:\.\d+)*)(.*)$", version)
+    if not match:
+        return ((), 0, version)
+    numbers = tuple(int(n) for n in match.group(1).split("."))
+    rest = match.group(2)
+    return (numbers, 1 if not rest else 0, rest)
+
+
+def fnv1a(text: str) -> int:
+    """64-bit FNV-1a, as `run --shard` hashes case ids (src/report/shard.rs)."""
+    h = 0xCBF29CE484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def shard(text: str) -> tuple[int, int]:
+    """`K/N` with 1 <= K <= N."""
+    match = re.fullmatch(r"(\d+)/(\d+)", text)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (shard K of N, 1 <= K <= N: 1/2, 2/2)")
+    return int(match.group(1)), int(match.group(2))
+
+
+def in_shard(version: str, k: int, n: int) -> bool:
+    return fnv1a(version) % n == k - 1
+
+
+def sweep_settings(adapter: dict) -> dict:
+    """The `[sweep]` table with its defaults: `package` is the `sdk` key's package."""
+    table = adapter.get("sweep", {})
+    unknown = set(table) - {"package", "lines", "shared"}
+    if unknown:
+        sys.exit(f"harness/adapters/{adapter['id']}/adapter.toml: unknown [sweep] key(s) {sorted(unknown)} "
+                 "(see harness/adapters/README.md, \"Sweeping versions\")")
+    return {"package": table.get("package", adapter["sdk"]), "lines": table.get("lines", []),
+            "shared": table.get("shared", [])}
+
+
+def latest(adapter: dict, count: int) -> list[str]:
+    """The registry's last `count` releases (no pre-releases) of the adapter's package, oldest first,
+    limited to the `[sweep] lines` prefixes when the table names some."""
+    settings = sweep_settings(adapter)
+    package, kind = settings["package"], adapter["install"]
+    if kind == "npm":
+        out = subprocess.run(["npm", "view", package, "versions", "--json"], capture_output=True, text=True)
+        versions = json.loads(out.stdout) if out.returncode == 0 else None
+    elif kind == "pip":
+        out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", package],
+                             capture_output=True, text=True)
+        found = re.search(r"Available versions: (.*)", out.stdout)
+        versions = [v.strip() for v in found.group(1).split(",")] if found else None
+    else:
+        sys.exit(f"--latest: cargo lists no versions of a crate; give {package}'s versions "
+                 "(crates.io shows them, `cargo info {package}@VERSION` checks one)")
+    if versions is None:
+        sys.exit(f"--latest: cannot list the versions of {package}: {out.stderr.strip()[-300:]}")
+    releases = [v for v in versions if RELEASE.match(v)]
+    if settings["lines"]:
+        releases = [v for v in releases if any(v.startswith(line) for line in settings["lines"])]
+    return sorted(releases, key=version_key)[-count:]
+
+
+def run_quiet(command: list, **kwargs) -> str | None:
+    """None when `command` succeeds, else the last lines of its output."""
+    done = subprocess.run([str(w) for w in command], capture_output=True, text=True, **kwargs)
+    if done.returncode == 0:
+        return None
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return " / ".join(lines[-3:]) or f"exit {done.returncode}"
+
+
+def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] | None, str | None]:
+    """Installs the adapter's SDK at `version` under `home` (cached): its command, or why not."""
+    package, kind = sweep_settings(adapter)["package"], adapter["install"]
+    folder = adapters.HERE / adapter.get("installed_with", adapter["id"])
+    own = adapter["folder"]
+    marker = home / ".mcp-error-layers-swept"
+    if kind == "npm":
+        program = pathlib.Path(os.path.normpath(own / adapter["program"]))
+        command = ["node", str(home / "adapters" / folder.name / program.relative_to(folder))]
+    elif kind == "pip":
+        command = [str(home / "venv/bin/python"), str(own / adapter["program"])]
+    else:
+        # The shared target folder holds the last version built: each version keeps its binary.
+        command = [str(home / adapter["program"])]
+    command += adapter.get("args", [])
+    if marker.exists():
+        return command, None
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    if kind == "npm":
+        copy = home / "adapters" / folder.name
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("node_modules"))
+        # Files beside the adapters' folders that the program imports (`../serving.mjs`).
+        for name in sweep_settings(adapter)["shared"]:
+            shutil.copy2(adapters.HERE / name, home / "adapters" / name)
+        why = run_quiet(["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{package}@{version}"],
+                        cwd=copy)
+    elif kind == "pip":
+        why = run_quiet([sys.executable, "-m", "venv", home / "venv"]) or run_quiet(
+            [home / "venv/bin/pip", "install", "-q", "--disable-pip-version-check", f"{package}=={version}"])
+    else:
+        copy = home / "crate"
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("target"))
+        why = run_quiet(["cargo", "add", "-q", "--manifest-path", copy / "Cargo.toml", f"{package}@={version}"]) \
+            or run_quiet(["cargo", "build", "-q", "--release", "--manifest-path", copy / "Cargo.toml"],
+                         env={**os.environ, "CARGO_TARGET_DIR": str(home.parent / "cargo-target")})
+        if why is None:
+            shutil.copy2(home.parent / "cargo-target/release" / adapter["program"], home / adapter["program"])
+    if why is not None:
+        return None, f"{kind} install of {package} {version} failed: {why}"
+    marker.write_text(version + "\n")
+    return command, None
+
+
+def slim(report: pathlib.Path) -> None:
+    """Drops, in place, what `report history` and `diff` do not read: each case's exchanges and
+    transcript and each call's adapter log (the report stays a valid v1 report)."""
+    data = json.loads(report.read_text())
+    for case in data["cases"]:
+        case["server"]["exchanges"], case["transcript"] = [], ""
+        for call in case["calls"]:
+            call["adapter_log"] = None
+    report.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def run_row(adapter: dict, version: str, command: list[str], report: pathlib.Path) -> str | None:
+    """The adapter's row against `command`, its JSON report at `report`; None, or why there is no
+    usable report."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_ERROR_LAYERS_")}
+    env.update({
+        "MCP_ERROR_LAYERS_SWEEP_COMMAND": json.dumps(command),
+        "MCP_ERROR_LAYERS_SWEEP_VERSION": version,
+        "MCP_ERROR_LAYERS_JSON": str(report),
+    })
+    report.unlink(missing_ok=True)
+    done = subprocess.run(["cargo", "test", "--locked", "-q", "--test", adapter["test"]],
+                          cwd=adapters.ROOT, env=env, capture_output=True, text=True)
+    if not report.exists():
+        tail = " / ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+        return f"the row wrote no report: {tail}"
+    cases = json.loads(report.read_text())["cases"]
+    why = undrivable(cases)
+    if why is not None:
+        report.unlink()
+    return why
+
+
+def undrivable(cases: list[dict]) -> str | None:
+    """Why no case says anything about this version, or None: every case an adapter error (the
+    program does not start: an import the version lacks), or no case reaching `tools/call` (the
+    connection fails the same way before it: a protocol version the SDK does not speak)."""
+    calls = [call for case in cases for call in case["calls"]]
+    if not cases or not calls:
+        return None
+    if all(case["verdict"] == "adapter-error" for case in cases):
+        logs = [line for call in calls for line in (call.get("adapter_log") or "").splitlines()]
+        error = next((line for line in logs if "Error" in line), None)
+        first = error or next((p for call in calls for p in call["problems"]), "")
+        return f"the adapter cannot drive it: every case is an adapter error ({first.strip()[:300]})"
+    if all(call["tool_posts"] == 0 for call in calls):
+        details = [(call.get("observed") or {}).get("detail") or "" for call in calls]
+        return f"the adapter cannot drive it: no case reached tools/call ({details[0][:300]})"
+    return None
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="sweep.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("adapter", help="an adapter id (`adapters.py list` names them)")
+    parser.add_argument("versions", nargs="*", help="exact versions of its SDK package")
+    parser.add_argument("--latest", type=int, metavar="N", help="the registry's last N releases")
+    parser.add_argument("--out", type=pathlib.Path, help="reports and history (default target/sweep/<id>/reports)")
+    parser.add_argument("--shard", type=shard, metavar="K/N", help="only shard K of N of the versions")
+    parser.add_argument("--no-history", action="store_true", help="write the reports only")
+    parser.add_argument("--slim", action="store_true", help="drop exchanges, transcripts and logs")
+    args = parser.parse_args(argv)
+    if not (adapters.HERE / args.adapter / "adapter.toml").exists():
+        parser.error(f"no adapter {args.adapter!r}; `python3 harness/adapters/adapters.py list` names them")
+    adapter = adapters.load(adapters.HERE / args.adapter)
+    if bool(args.versions) == bool(args.latest):
+        parser.error("give the versions, or --latest N (not both)")
+    versions = sorted(set(args.versions or latest(adapter, args.latest)), key=version_key)
+    if args.shard:
+        versions = [v for v in versions if in_shard(v, *args.shard)]
+    out = (args.out or adapters.target() / "sweep" / adapter["id"] / "reports").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    # Build the row once, so that each version's time is its own.
+    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q", "--test", adapter["test"]],
+                   cwd=adapters.ROOT, check=True)
+    print(f"{adapter['id']}: {len(versions)} versions of {sweep_settings(adapter)['package']} -> {out}")
+    started, totals = time.monotonic(), [0.0, 0.0]
+    for version in versions:
+        home = adapters.target() / "sweep" / adapter["id"] / version
+        clock = time.monotonic()
+        command, why = install(adapter, version, home)
+        installed = time.monotonic() - clock
+        clock = time.monotonic()
+        if command is not None:
+            why = run_row(adapter, version, command, out / f"{version}.json")
+            if why is None and args.slim:
+                slim(out / f"{version}.json")
+        ran = time.monotonic() - clock
+        totals[0] += installed
+        totals[1] += ran
+        (out / f"{version}.unavailable.txt").unlink(missing_ok=True)
+        if why is not None:
+            # Paths relative to the repository: the file is the same on every machine.
+            why = why.replace(f"{adapters.ROOT}/", "")
+            (out / f"{version}.unavailable.txt").write_text(why + "\n")
+        state = "ok" if why is None else f"unavailable: {why[:160]}"
+        print(f"  {version:<14} install {installed:6.1f} s  run {ran:6.1f} s  {state}", flush=True)
+    wall = time.monotonic() - started
+    print(f"  {'all ' + str(len(versions)):<14} install {totals[0]:6.1f} s  run {totals[1]:6.1f} s  "
+          f"wall {wall:.1f} s")
+    if args.no_history:
+        return 0
+    return subprocess.run(["cargo", "run", "--locked", "-q", "-p", "mcp-error-layers-cli", "--",
+                           "report", "history", str(out)], cwd=adapters.ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
