@@ -12,7 +12,8 @@ mod resume;
 mod rounds;
 
 use crate::case::{CaseFile, Grade};
-use crate::wire::Exchange;
+use crate::wire::http::HttpMethod;
+use crate::wire::{Answerer, Exchange};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -162,7 +163,7 @@ impl<'a> Requests<'a> {
         for exchange in exchanges.iter().filter(|e| e.call == call) {
             // A request the server could not parse as HTTP says nothing about the client's
             // choices; the server answered it with 400 and it is in the record.
-            if exchange.http_method == "?" {
+            if exchange.http_method == HttpMethod::Unread {
                 continue;
             }
             if exchange.jsonrpc_method.as_deref() == Some("initialize") {
@@ -186,8 +187,8 @@ impl<'a> Requests<'a> {
         let index = request.exchange.reply.script_index?;
         let call = self.case.call.get(self.call)?;
         match request.exchange.reply.by {
-            "script" => call.reply.get(index),
-            "resume" => call.resume.get(index),
+            Answerer::Script => call.reply.get(index),
+            Answerer::Resume => call.resume.get(index),
             _ => None,
         }
     }

@@ -14,7 +14,7 @@ use crate::record::{CallRecord, CaseRecord};
 use crate::standing::Status;
 use crate::transcript;
 use crate::verdict::Verdict;
-use crate::wire::Exchange;
+use crate::wire::{Ended, Exchange};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -415,16 +415,16 @@ impl JsonExchange {
         JsonExchange {
             at_ms: e.at_ms,
             call: e.call,
-            http_method: e.http_method.clone(),
+            http_method: e.http_method.to_string(),
             path: e.path.clone(),
             jsonrpc_method: e.jsonrpc_method.clone(),
             headers: e.headers.clone(),
             body: e.body.clone(),
             dropped: e.dropped,
             reply: JsonReply {
-                by: e.reply.by.to_owned(),
+                by: e.reply.by.to_string(),
                 status: e.reply.status,
-                end: e.reply.end.to_owned(),
+                end: Ended::word(e.reply.end).to_owned(),
                 bytes: e.reply.bytes.clone(),
                 dropped: e.reply.dropped,
             },
