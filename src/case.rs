@@ -1,8 +1,12 @@
 //! Case files (design §4): the model, discovery, loading and validation.
 
+pub mod http;
 mod load;
 pub mod model;
 mod validate;
 
 pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
 pub use model::{Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, Tool};
+
+#[cfg(test)]
+mod tests;

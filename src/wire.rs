@@ -11,7 +11,6 @@ mod reply_recorder;
 pub mod response;
 mod script;
 
-pub use date::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 pub use limits::Limits;
 pub use placeholder::Placeholders;
 pub use record::{Answerer, Ended, Exchange, Sent};

@@ -2,13 +2,12 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
+use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
 use super::model::{
     Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply,
 };
 use crate::era::MODERN_VERSION;
 use crate::outcome::{Layer, Outcome};
-use crate::wire::response::has_body;
-use crate::wire::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 use serde_json::Value;
 
 /// A problem: the key path and what is wrong with it.

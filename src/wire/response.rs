@@ -4,6 +4,7 @@
 use super::record::Ended;
 use super::reply_recorder::ReplyRecorder;
 use crate::case::End;
+use crate::case::http::has_body;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
@@ -191,12 +192,6 @@ fn head(status: u16, response: &Response, chunked: bool) -> Vec<u8> {
     }
     head.push_str("\r\n");
     head.into_bytes()
-}
-
-/// 1xx, 204 and 304 responses carry no body and no Content-Length (RFC 9110 §8.6): bytes after
-/// their head would be read as the start of the next response.
-pub(crate) fn has_body(status: u16) -> bool {
-    !(status < 200 || status == 204 || status == 304)
 }
 
 fn take<'a>(bytes: &'a [u8], budget: &mut usize) -> &'a [u8] {
