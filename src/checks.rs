@@ -12,6 +12,7 @@ mod resume;
 mod rounds;
 
 use crate::case::{CaseFile, Grade};
+use crate::era::Era;
 use crate::wire::http::HttpMethod;
 use crate::wire::{Answerer, Exchange};
 use serde::Serialize;
@@ -158,7 +159,7 @@ struct Requests<'a> {
 
 impl<'a> Requests<'a> {
     fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
-        let mut modern = case.protocol_version == crate::era::MODERN_VERSION;
+        let mut modern = Era::of(&case.protocol_version) == Some(Era::Stateless);
         let mut list = Vec::new();
         for exchange in exchanges.iter().filter(|e| e.call == call) {
             // A request the server could not parse as HTTP says nothing about the client's

@@ -1,7 +1,7 @@
 //! Which era and version a call ends up speaking: the dual-era start of a 2026-07-28 call, and
 //! the 2025 session with its expiry.
 
-use super::{Mode, ReferenceAdapter, Run, body, prefixed};
+use super::{Mode, Run, body, prefixed};
 use crate::classify::Classification;
 use crate::era::{UNSUPPORTED_VERSION, is_legacy_rejection};
 use crate::outcome::Outcome;
@@ -69,7 +69,7 @@ impl Run<'_> {
 fn spoken_version(error: &Value) -> Option<&'static str> {
     let supported = error.pointer("/error/data/supported")?.as_array()?;
     let listed = |v: &&&str| supported.iter().any(|s| s.as_str() == Some(**v));
-    ReferenceAdapter::SESSION_VERSIONS
+    crate::era::SESSION_VERSIONS
         .iter()
         .rev()
         .find(listed)
