@@ -15,7 +15,7 @@ use crate::standing::Status;
 use crate::transcript;
 use crate::verdict::Verdict;
 use crate::wire::{Ended, Exchange};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -127,7 +127,6 @@ pub struct JsonCase {
     /// `must`, `should` or `info`.
     pub grade: Grade,
     /// The worst verdict of its calls.
-    #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
     /// `pass`, `fail`, `warn` or `skip`: the coarse standing (`warn` covers warnings and
     /// accepted deviations).
@@ -188,7 +187,6 @@ pub struct JsonCall {
     /// or a crash.
     pub observed: Option<AdapterReport>,
     /// The call's verdict.
-    #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
     /// The mismatches with the expectation, or what went wrong.
     pub problems: Vec<String>,
@@ -434,22 +432,4 @@ impl JsonExchange {
 
 fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// The verdict's word back into a [`Verdict`]; `Verdict` itself only serializes.
-fn verdict_word<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
-    let word = String::deserialize(d)?;
-    const WORDS: [&str; Verdict::ALL.len()] = {
-        let mut words = [""; Verdict::ALL.len()];
-        let mut i = 0;
-        while i < words.len() {
-            words[i] = Verdict::ALL[i].as_str();
-            i += 1;
-        }
-        words
-    };
-    Verdict::ALL
-        .into_iter()
-        .find(|v| v.as_str() == word)
-        .ok_or_else(|| serde::de::Error::unknown_variant(&word, &WORDS))
 }
