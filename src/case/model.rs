@@ -22,8 +22,8 @@ pub struct CaseFile {
     /// How much a mismatch matters.
     #[serde(default)]
     pub grade: Grade,
-    /// The version the adapter should prefer ([`crate::era::DEFAULT_VERSION`] when it names
-    /// none; one of [`crate::era::KNOWN_VERSIONS`]).
+    /// The version the adapter should prefer (`era::DEFAULT_VERSION` when it names
+    /// none; one of `era::KNOWN_VERSIONS`).
     #[serde(default = "default_protocol_version")]
     pub protocol_version: String,
     /// What `tools/list` advertises and what the calls name.

@@ -6,14 +6,15 @@
 //! readers ignore keys they do not know; anything else moves to `v2`.
 
 use super::{Counts, Reporter, RunReport, adapter_log};
-use crate::case::{Expect, Grade};
+// The types the schema names, re-exported so that a reader of reports finds them here.
+pub use crate::case::{Expect, Grade};
 use crate::checks::Check;
 use crate::explain::{expected, observed};
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
-use crate::standing::Status;
+pub use crate::standing::Status;
 use crate::transcript;
-use crate::verdict::Verdict;
+pub use crate::verdict::Verdict;
 use crate::wire::{Ended, Exchange};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
@@ -24,6 +25,7 @@ pub const SCHEMA: &str = "mcp-error-layers/report/v1";
 
 /// The JSON writer.
 #[derive(Debug, Clone, Copy, Default)]
+#[doc(hidden)]
 pub struct Json;
 
 impl Reporter for Json {
@@ -288,6 +290,7 @@ pub enum ReportReadError {
 
 impl JsonReport {
     /// The JSON view of one run.
+    #[doc(hidden)]
     pub fn from_run(report: &RunReport) -> Self {
         let strict = report.strict;
         JsonReport {
