@@ -648,7 +648,7 @@ fn rendered_matrix(page: &Path, reports: &[JsonReport]) -> Result<(), Outcome> {
             want,
         )?;
     }
-    for standing in Standing::WORDS {
+    for standing in Standing::words() {
         let want = cases().filter(|c| c.standing_word() == standing).count();
         same(
             standing,

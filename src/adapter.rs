@@ -45,7 +45,7 @@ impl CallContext {
             endpoint: endpoint.into(),
             tool: tool.into(),
             arguments,
-            protocol_version: crate::case::model::DEFAULT_PROTOCOL_VERSION.to_owned(),
+            protocol_version: crate::era::DEFAULT_VERSION.to_owned(),
             timeout: Duration::from_millis(crate::case::model::DEFAULT_TIMEOUT_MS),
             annotations: Value::Object(Default::default()),
         }

@@ -1,5 +1,6 @@
 //! Case files (design §4): the model, discovery, loading and validation.
 
+pub mod http;
 mod load;
 pub mod model;
 mod validate;
@@ -8,3 +9,6 @@ pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
 pub use model::{
     Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, Tool, WirePart,
 };
+
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,9 @@ mod resume;
 mod rounds;
 
 use crate::case::{CaseFile, Grade};
-use crate::wire::Exchange;
+use crate::era::Era;
+use crate::wire::http::HttpMethod;
+use crate::wire::{Answerer, Exchange};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -175,12 +177,12 @@ struct Requests<'a> {
 
 impl<'a> Requests<'a> {
     fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
-        let mut modern = case.protocol_version == crate::era::MODERN_VERSION;
+        let mut modern = Era::of(&case.protocol_version) == Some(Era::Stateless);
         let mut list = Vec::new();
         for exchange in exchanges.iter().filter(|e| e.call == call) {
             // A request the server could not parse as HTTP says nothing about the client's
             // choices; the server answered it with 400 and it is in the record.
-            if exchange.http_method == "?" {
+            if exchange.http_method == HttpMethod::Unread {
                 continue;
             }
             if exchange.jsonrpc_method.as_deref() == Some("initialize") {
@@ -204,8 +206,8 @@ impl<'a> Requests<'a> {
         let index = request.exchange.reply.script_index?;
         let call = self.case.call.get(self.call)?;
         match request.exchange.reply.by {
-            "script" => call.reply.get(index),
-            "resume" => call.resume.get(index),
+            Answerer::Script => call.reply.get(index),
+            Answerer::Resume => call.resume.get(index),
             _ => None,
         }
     }

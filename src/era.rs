@@ -1,8 +1,16 @@
-//! Protocol eras: the stateless 2026-07-28 ("modern") and the 2025 session era ("legacy"), and
-//! how a client tells from a 4xx which one a server speaks.
+//! The protocol versions, in one place: the stateless 2026-07-28 ("modern") and the 2025
+//! session era ("legacy"), the version a case speaks when it names none, and how a client
+//! tells from a 4xx which era a server speaks.
 
-/// The stateless protocol version.
+/// The stateless protocol version: no `initialize`, `_meta` and the protocol headers on every
+/// request. Ask "is this version modern?" with [`Era::of`], not by comparing with
+/// [`DEFAULT_VERSION`].
 pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// The version a case speaks when it names none, and that [`crate::CallContext::new`]
+/// prefers. A choice of the case format (today the modern one), not the definition of modern:
+/// a later format may default to another version without changing what modern means.
+pub const DEFAULT_VERSION: &str = MODERN_VERSION;
 
 /// The 2025 session-era versions that cases and the reference client speak, oldest first.
 pub const SESSION_VERSIONS: [&str; 2] = ["2025-06-18", "2025-11-25"];
@@ -18,6 +26,28 @@ pub const KNOWN_VERSIONS: [&str; 3] = [SESSION_VERSIONS[0], SESSION_VERSIONS[1],
 /// 2025-03-26 for clients that still ask for it (no case names it).
 pub const NEGOTIABLE_SESSION_VERSIONS: [&str; 3] =
     ["2025-03-26", SESSION_VERSIONS[0], SESSION_VERSIONS[1]];
+
+/// The era a protocol version belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// [`MODERN_VERSION`]: stateless requests.
+    Stateless,
+    /// One of [`SESSION_VERSIONS`]: an `initialize` handshake and `Mcp-Session-Id`.
+    Session,
+}
+
+impl Era {
+    /// The era of `version`, when it is one that cases name ([`KNOWN_VERSIONS`]).
+    pub fn of(version: &str) -> Option<Era> {
+        if version == MODERN_VERSION {
+            Some(Era::Stateless)
+        } else if SESSION_VERSIONS.contains(&version) {
+            Some(Era::Session)
+        } else {
+            None
+        }
+    }
+}
 
 /// JSON-RPC codes a modern server sends with `400` (header mismatch, missing client capability,
 /// unsupported protocol version): their presence says the server is modern.
@@ -52,6 +82,15 @@ pub fn is_legacy_rejection(status: u16, code: Option<i64>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_known_version_has_an_era_and_the_default_is_known() {
+        assert!(KNOWN_VERSIONS.iter().all(|v| Era::of(v).is_some()));
+        assert_eq!(Era::of(MODERN_VERSION), Some(Era::Stateless));
+        assert_eq!(Era::of(NEWEST_SESSION_VERSION), Some(Era::Session));
+        assert_eq!(Era::of("2025-03-26"), None);
+        assert!(KNOWN_VERSIONS.contains(&DEFAULT_VERSION));
+    }
 
     #[test]
     fn modern_errors_are_the_2026_codes_on_400_and_method_not_found_on_404() {

@@ -21,7 +21,7 @@
 //! - [Reports](#reports)
 //! - [Implicit (and possibly surprising) behavior](#implicit-and-possibly-surprising-behavior)
 //! - [Known limitations](#known-limitations)
-//! - [The pieces](#the-pieces)
+//! - [The public API](#the-public-api)
 //!
 //! # Tutorial: your client in `cargo test`
 //!
@@ -288,7 +288,7 @@
 //! lost (`transport/http-404-method-not-found`). Reading an SSE body as it arrives and deciding
 //! at the first JSON-RPC response fixes the first. A client that wants the spec's rules without
 //! writing them can feed response chunks to [`classify::Classifier`], the reference classifier,
-//! as [`adapter::reference::ReferenceAdapter`] does.
+//! as this crate's own reference client does.
 //!
 //! ## An rmcp client
 //!
@@ -385,7 +385,7 @@
 //! Each case's record is snapshotted with insta as `<id with / as __>.snap` (`sse/final-result`
 //! → `sse__final-result.snap`): each call's verdict and observation (ports redacted), its
 //! `tool_posts`, and the requests the server received with their protocol headers
-//! ([`snapshot::SnapshotView`]). A failing or ignored case is snapshotted too, so a change in
+//! (the `SnapshotView` type). A failing or ignored case is snapshotted too, so a change in
 //! how the client fails shows up as well. insta's usual rules apply:
 //!
 //! - `cargo insta review` walks through new and changed snapshots; `cargo insta accept` takes
@@ -497,56 +497,75 @@
 //!   entry that no case needs is only told on a run of every case: a filtered run (or one under
 //!   cargo-nextest, a process per test) cannot know.
 //!
-//! # The pieces
+//! # The public API
 //!
-//! In the order a case flows through them:
-//! - [`case`]: case files (TOML), discovered on disk or compiled in ([`case::builtin`]).
-//! - [`wire`]: the wire server, one per case on `127.0.0.1:0`, writing raw HTTP/1.1.
-//! - [`adapter`]: the client under test; [`adapter::reference::ReferenceAdapter`] is ours.
-//! - [`classify`]: the reference classifier, usable on its own by gateways.
-//! - [`runner`] and [`suite`]: one case, many cases; [`verdict`] compares the observation,
-//!   [`checks`] judges the requests ([`era`] tells the 2026 and 2025 eras apart).
-//! - [`explain`], [`transcript`], [`snapshot`]: what a person or a snapshot sees.
-//! - [`report`]: TAP, JUnit, JSON and HTML reports of a run.
-//! - [`libtest`]: the libtest harness for `cargo test`, [`main!`] and [`Config`].
+//! What this documentation shows is the whole of what this crate promises (semver):
+//! - for a client crate: [`main!`], [`Config`], and the adapter contract: [`Adapter`],
+//!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`];
+//! - for a gateway or a client that wants the spec's rules: [`classify`], the reference
+//!   classifier, which needs nothing else of the crate;
+//! - for a tool that reads reports: [`report::json`], the JSON report's schema types (and
+//!   [`report::ReportPaths`], where a run writes its reports).
 //!
-//! The runner can also be used directly:
+//! The wire server is not part of it. It serves a case file, so using it alone means loading
+//! cases, driving calls and reading its record: that is the runner's job, and the command line
+//! offers it as `mcp-error-layers serve`. Its types change with the case format.
 //!
-//! ```no_run
-//! use mcp_error_layers::adapter::reference::ReferenceAdapter;
-//! use mcp_error_layers::case::builtin;
-//! use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-//!
-//! let adapter = ReferenceAdapter::new();
-//! for source in builtin() {
-//!     let record = run_source_blocking(&adapter, &source, &RunOptions::default());
-//!     println!("{} {}", record.id, record.verdict);
-//! }
-//! ```
+//! The engine (cases, the wire server, the runner, request checks, verdicts and standings, the
+//! reference and process adapters, the report writers, the libtest harness) is in modules
+//! marked `#[doc(hidden)]`. They are public only because this repository's command line
+//! (`cli/`, a package of its own), its integration tests, benches and SDK rows use them: hidden
+//! items carry **no semver promise** and may change in any release. In the order a case flows
+//! through them: `case` (case files, compiled in by `case::builtin`), `wire` (the wire server,
+//! one per case on `127.0.0.1:0`, writing raw HTTP/1.1), `adapter` (the client under test;
+//! `adapter::reference::ReferenceAdapter` is ours), `runner` and `suite` (one case, many cases),
+//! `verdict` and `checks` (the observation and the requests judged), `standing` (where a case
+//! leaves the run), `explain`, `transcript` and `snapshot` (what a person or a snapshot sees),
+//! and `libtest` (the harness behind [`main!`]).
 
 #![warn(missing_docs)]
 
-pub mod adapter;
-pub mod baseline;
-pub mod case;
-pub mod checks;
+// The documented API: what a client crate, a gateway and a reader of JSON reports use.
 pub mod classify;
-pub mod era;
-pub mod explain;
-pub mod libtest;
-pub mod observation;
-pub mod outcome;
-pub mod record;
 pub mod report;
-pub mod runner;
-pub mod snapshot;
-pub mod standing;
-pub mod suite;
-pub mod transcript;
-pub mod verdict;
-pub mod wire;
 
 pub use adapter::{Adapter, CallContext};
 pub use libtest::Config;
 pub use observation::{AdapterReport, Observation};
-pub use outcome::Outcome;
+pub use outcome::{Layer, Outcome};
+
+// The rest is the engine. Hidden modules are public only for this repository's command line
+// (`cli/`), its tests, benches and SDK rows: they carry no semver promise.
+#[doc(hidden)]
+pub mod adapter;
+#[doc(hidden)]
+pub mod baseline;
+#[doc(hidden)]
+pub mod case;
+#[doc(hidden)]
+pub mod checks;
+pub(crate) mod era;
+#[doc(hidden)]
+pub mod explain;
+#[doc(hidden)]
+pub mod libtest;
+#[doc(hidden)]
+pub mod observation;
+#[doc(hidden)]
+pub mod outcome;
+#[doc(hidden)]
+pub mod record;
+#[doc(hidden)]
+pub mod runner;
+#[doc(hidden)]
+pub mod snapshot;
+#[doc(hidden)]
+pub mod standing;
+#[doc(hidden)]
+pub mod suite;
+#[doc(hidden)]
+pub mod transcript;
+#[doc(hidden)]
+pub mod verdict;
+#[doc(hidden)]
+pub mod wire;

@@ -9,7 +9,18 @@ use strum::EnumCount;
 /// Layers are checked in order (transport, protocol, interaction, application) and the first
 /// layer that fails decides the outcome.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, EnumCount,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    EnumCount,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
@@ -147,6 +158,19 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", outcome.as_str()));
             assert_eq!(serde_json::from_str::<Outcome>(&json).unwrap(), outcome);
         }
+    }
+
+    #[test]
+    fn all_holds_every_outcome_once() {
+        // The array's length is the variant count (a compile error otherwise); a duplicate in
+        // place of a missing outcome is caught here.
+        let all: std::collections::BTreeSet<_> = Outcome::ALL.into_iter().collect();
+        let variants: std::collections::BTreeSet<_> = <Outcome as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .collect();
+        assert_eq!(all, variants);
+        assert_eq!(all.len(), Outcome::ALL.len());
     }
 
     #[test]

@@ -100,7 +100,7 @@ fn server_view(exchanges: &[Exchange]) -> ServerView {
     for exchange in exchanges {
         let kind = match &exchange.jsonrpc_method {
             Some(method) => format!("{} {method}", exchange.http_method),
-            None => exchange.http_method.clone(),
+            None => exchange.http_method.to_string(),
         };
         *requests.entry(kind.clone()).or_insert(0) += 1;
         headers

@@ -11,9 +11,16 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
-/// Where a case leaves the run.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Where a case leaves the run. Its word (`pass`, `adapter-error`, ...) is its variant's name
+/// in kebab case, for serde and for [`StandingKind`] alike: the one home of the standing words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(rename_all = "kebab-case", tag = "standing", content = "reason")]
+#[strum_discriminants(
+    name(StandingKind),
+    doc = "A [`Standing`] without its reason: what the reports and the summary count by.",
+    derive(strum::IntoStaticStr, strum::VariantArray, Hash),
+    strum(serialize_all = "kebab-case")
+)]
 pub enum Standing {
     /// Every call met its expectation and every request check passed.
     Pass,
@@ -36,39 +43,22 @@ pub enum Standing {
 }
 
 impl Standing {
-    /// Every standing, in report order.
-    pub const WORDS: [&'static str; 8] = [
-        "pass",
-        "accepted",
-        "warning",
-        "fail",
-        "hang",
-        "adapter-error",
-        "stale",
-        "unsupported",
-    ];
+    /// Every standing's word, in report order.
+    pub fn words() -> impl Iterator<Item = &'static str> {
+        <StandingKind as strum::VariantArray>::VARIANTS
+            .iter()
+            .map(|kind| kind.as_str())
+    }
 
     /// The word reports use: `pass`, `accepted`, `warning`, `fail`, `hang`, `adapter-error`,
     /// `stale`, `unsupported`.
     pub fn as_str(&self) -> &'static str {
-        match self {
-            Standing::Pass => "pass",
-            Standing::Accepted(_) => "accepted",
-            Standing::Warning(_) => "warning",
-            Standing::Fail => "fail",
-            Standing::Hang => "hang",
-            Standing::AdapterError => "adapter-error",
-            Standing::Stale(_) => "stale",
-            Standing::Unsupported(_) => "unsupported",
-        }
+        StandingKind::from(self).as_str()
     }
 
     /// Whether the case fails the run (its test fails, the exit code is non-zero).
     pub fn fails_run(&self) -> bool {
-        matches!(
-            self,
-            Standing::Fail | Standing::Hang | Standing::AdapterError | Standing::Stale(_)
-        )
+        StandingKind::from(self).fails_run()
     }
 
     /// The reason that comes with the standing, if it has one.
@@ -97,6 +87,24 @@ impl Standing {
 impl fmt::Display for Standing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl StandingKind {
+    /// The standing's word.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether a case that stands so fails the run.
+    pub fn fails_run(self) -> bool {
+        matches!(
+            self,
+            StandingKind::Fail
+                | StandingKind::Hang
+                | StandingKind::AdapterError
+                | StandingKind::Stale
+        )
     }
 }
 
@@ -330,5 +338,42 @@ impl fmt::Display for Counts {
             "{} cases: {} passed, {} accepted, {} warnings, {} failed, {} skipped",
             self.cases, self.passed, self.accepted, self.warnings, self.failed, self.skipped
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_standing_is_written_by_its_word_and_counted_by_its_kind() {
+        let words: Vec<_> = Standing::words().collect();
+        assert_eq!(
+            words,
+            [
+                "pass",
+                "accepted",
+                "warning",
+                "fail",
+                "hang",
+                "adapter-error",
+                "stale",
+                "unsupported"
+            ]
+        );
+        let stale = Standing::Stale("fixed".into());
+        let json = serde_json::to_value(&stale).unwrap();
+        assert_eq!(json["standing"], stale.as_str());
+        assert_eq!(
+            serde_json::to_value(Standing::AdapterError).unwrap()["standing"],
+            "adapter-error"
+        );
+        let failing: Vec<_> = <StandingKind as strum::VariantArray>::VARIANTS
+            .iter()
+            .filter(|k| k.fails_run())
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(failing, ["fail", "hang", "adapter-error", "stale"]);
+        assert!(stale.fails_run() && !Standing::Warning("w".into()).fails_run());
     }
 }

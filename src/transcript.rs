@@ -60,11 +60,7 @@ fn render_exchange(out: &mut String, e: &Exchange) {
         .reply
         .status
         .map_or_else(|| "no status line".to_owned(), |s| s.to_string());
-    let end = if e.reply.end.is_empty() {
-        "in progress"
-    } else {
-        e.reply.end
-    };
+    let end = e.reply.end.map_or("in progress", Into::into);
     let _ = writeln!(out, "← {status} by {}, ended: {end}", e.reply.by);
     if !e.reply.bytes.is_empty() {
         let _ = writeln!(out, "    {}", preview(&e.reply.bytes, e.reply.dropped));
@@ -108,7 +104,7 @@ fn preview(text: &str, dropped: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::Sent;
+    use crate::wire::{Answerer, Ended, Sent};
 
     fn exchange() -> Exchange {
         Exchange {
@@ -124,9 +120,9 @@ mod tests {
             body: "{\"id\":1}".into(),
             dropped: 0,
             reply: Sent {
-                by: "script",
+                by: Answerer::Script,
                 status: Some(503),
-                end: "complete",
+                end: Some(Ended::Complete),
                 bytes: "HTTP/1.1 503 x\r\n\r\n".into(),
                 ..Sent::default()
             },

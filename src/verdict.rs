@@ -3,13 +3,30 @@
 use crate::case::Expect;
 use crate::observation::Observation;
 use crate::wire::Exchange;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use strum::EnumCount;
 
-/// The judgement on one call (or, taking the worst, on one case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, EnumCount)]
+/// The judgement on one call (or, taking the worst, on one case). Its word (`pass`,
+/// `adapter-error`, ...) is its variant's name in kebab case, for serde and strum alike: the
+/// one home of the verdict words.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    EnumCount,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Verdict {
     /// The outcome and every named field match.
     Pass,
@@ -34,14 +51,8 @@ impl Verdict {
     ];
 
     /// The word reports use (`pass`, `adapter-error`, ...).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Unsupported => "unsupported",
-            Verdict::Fail => "fail",
-            Verdict::Hang => "hang",
-            Verdict::AdapterError => "adapter-error",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 
@@ -192,6 +203,31 @@ fn shown<T: fmt::Display>(value: Option<T>) -> String {
 mod tests {
     use super::*;
     use crate::outcome::Outcome;
+
+    #[test]
+    fn all_holds_every_verdict_once_and_the_words_are_serdes() {
+        let all: std::collections::BTreeSet<_> = Verdict::ALL.into_iter().collect();
+        let variants: std::collections::BTreeSet<_> = <Verdict as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .collect();
+        assert_eq!((all.len(), &all), (Verdict::ALL.len(), &variants));
+        for verdict in Verdict::ALL {
+            let json = serde_json::to_value(verdict).unwrap();
+            assert_eq!(json, verdict.as_str());
+            assert_eq!(serde_json::from_value::<Verdict>(json).unwrap(), verdict);
+        }
+        // The JSON report counts cases under the verdict words, in verdict order.
+        let counts = serde_json::to_value(crate::report::json::VerdictCounts::default()).unwrap();
+        let keys: Vec<&str> = counts
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let words: Vec<&str> = Verdict::ALL.into_iter().map(Verdict::as_str).collect();
+        assert_eq!(keys, words);
+    }
 
     fn expect(outcome: Outcome) -> Expect {
         Expect::new(outcome)

@@ -11,13 +11,12 @@ mod reply_recorder;
 pub mod response;
 mod script;
 
-pub use date::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 pub use limits::Limits;
 pub use placeholder::Placeholders;
-pub use record::{Exchange, Sent};
+pub use record::{Answerer, Ended, Exchange, Sent};
 
 use crate::case::{Call, CaseFile, Target};
-use http::{Request, RequestReadError, read_request};
+use http::{HttpMethod, Request, RequestReadError, read_request};
 use limits::{Backoff, one_connections_error};
 use record::{Arrival, Recorder, Seen};
 use reply_recorder::ReplyRecorder;
@@ -340,16 +339,16 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     let reply = ReplyRecorder::new(Arc::clone(&shared.recorder), number);
     let (by, response) = match (pick, script, placeholders) {
         (Some(Pick::Reply(i)), Some(script), Some(p)) => {
-            ("script", script::response(&script.reply[i], &p))
+            (Answerer::Script, script::response(&script.reply[i], &p))
         }
         (Some(Pick::Resume(i)), Some(script), Some(p)) => {
-            ("resume", script::response(&script.resume[i], &p))
+            (Answerer::Resume, script::response(&script.resume[i], &p))
         }
         _ => {
             let session = minted.as_deref().unwrap_or_default();
             let tool = &shared.case.tool;
             (
-                "prelude",
+                Answerer::Prelude,
                 prelude::answer(request, message.as_ref(), tool, session),
             )
         }
@@ -406,14 +405,14 @@ async fn refuse<W: tokio::io::AsyncWriteExt + Unpin>(
     why: &str,
 ) -> Ending {
     let request = Request {
-        method: "?".into(),
+        method: HttpMethod::Unread,
         path: String::new(),
         headers: vec![],
         body: why.as_bytes().to_vec(),
     };
     let (reply, _) = dispatch(shared, &request);
     let response = Response::empty(status).with_header("connection", "close");
-    reply.answered_by("error", Some(status));
+    reply.answered_by(Answerer::Error, Some(status));
     let _ = response::send(write, &reply, &response).await;
     Ending::Close
 }

@@ -6,7 +6,7 @@
 //! of hanging it. Timing assertions are lower bounds only.
 
 use mcp_error_layers::case::{CaseFile, CaseSource};
-use mcp_error_layers::wire::{Exchange, Limits, WireServer};
+use mcp_error_layers::wire::{Answerer, Ended, Exchange, Limits, WireServer};
 use serde_json::{Value, json};
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
@@ -664,7 +664,7 @@ fn the_record_keeps_methods_lowercased_headers_body_and_the_reply() {
     assert_eq!(posted.body, body);
     assert_eq!(
         (posted.reply.by, posted.reply.status, posted.reply.end),
-        ("script", Some(200), "complete")
+        (Answerer::Script, Some(200), Some(Ended::Complete))
     );
     assert_eq!(posted.reply.bytes, json_200("{}"));
     assert!(posted.is_tool_call() && !got.is_tool_call());
@@ -682,7 +682,10 @@ fn the_record_keeps_methods_lowercased_headers_body_and_the_reply() {
             .iter()
             .all(|(n, _)| *n == n.to_ascii_lowercase())
     );
-    assert_eq!((got.reply.by, got.reply.status), ("prelude", Some(405)));
+    assert_eq!(
+        (got.reply.by, got.reply.status),
+        (Answerer::Prelude, Some(405))
+    );
     assert!(
         record.windows(2).all(|w| w[0].at_ms <= w[1].at_ms),
         "at_ms is monotone"
@@ -712,10 +715,10 @@ fn the_record_names_how_each_reply_ended() {
     assert_eq!(
         ends,
         [
-            (Some(200), "cut"),
-            (None, "close"),
-            (None, "reset"),
-            (Some(200), "stall")
+            (Some(200), Some(Ended::Cut)),
+            (None, Some(Ended::Close)),
+            (None, Some(Ended::Reset)),
+            (Some(200), Some(Ended::Stall))
         ]
     );
 }
@@ -750,7 +753,7 @@ fn a_malformed_request_line_gets_400_and_is_recorded() {
     assert_eq!(record.len(), 1);
     assert_eq!(
         (record[0].reply.by, record[0].reply.status),
-        ("error", Some(400))
+        (Answerer::Error, Some(400))
     );
     assert!(
         record[0].body.contains("nonsense"),
@@ -810,7 +813,7 @@ fn initialize_gets_a_session_id_header_and_the_echoed_version() {
         header(&again, "mcp-session-id"),
         Some("mcp-error-layers-session-1")
     );
-    assert_eq!(server.record()[0].reply.by, "prelude");
+    assert_eq!(server.record()[0].reply.by, Answerer::Prelude);
 }
 
 #[test]
@@ -900,8 +903,9 @@ fn every_post_targeting_answers_initialize_with_the_first_reply_then_falls_back(
     assert_eq!(status_of(&post(addr, &message(3, "initialize"))), "200");
     assert_eq!(status_of(&post(addr, &call(json!(4)))), "429");
     let record = server.record();
-    let by: Vec<&str> = record.iter().map(|e| e.reply.by).collect();
-    assert_eq!(by, ["script", "script", "prelude", "script"]);
+    let by: Vec<Answerer> = record.iter().map(|e| e.reply.by).collect();
+    use Answerer::{Prelude, Script};
+    assert_eq!(by, [Script, Script, Prelude, Script]);
     assert_eq!(record[1].reply.script_index, Some(1));
 }
 
@@ -928,8 +932,9 @@ fn a_get_with_last_event_id_gets_the_resume_script_with_the_calls_placeholders()
     let resumed = get("Last-Event-ID: e-1\r\n");
     assert_eq!(status_of(&resumed), "200");
     assert!(resumed.contains("data: {\"id\":\"abc\"}"), "{resumed}");
-    let by: Vec<&str> = server.record().iter().map(|e| e.reply.by).collect();
-    assert_eq!(by, ["script", "prelude", "resume"]);
+    let by: Vec<Answerer> = server.record().iter().map(|e| e.reply.by).collect();
+    use Answerer::{Prelude, Resume, Script};
+    assert_eq!(by, [Script, Prelude, Resume]);
 }
 
 #[test]
@@ -1090,7 +1095,7 @@ fn a_connection_that_sends_nothing_is_closed_after_the_bound() {
     let timed_out = record.last().unwrap();
     assert_eq!(
         (timed_out.reply.by, timed_out.reply.status),
-        ("error", Some(408))
+        (Answerer::Error, Some(408))
     );
     assert!(
         timed_out.body.contains("no complete request within 100 ms"),

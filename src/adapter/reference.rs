@@ -27,6 +27,7 @@ pub use retry::RetryPolicy;
 
 use crate::adapter::{Adapter, CallContext};
 use crate::classify::Classification;
+use crate::era::{Era, MODERN_VERSION};
 use crate::observation::AdapterReport;
 use crate::outcome::Outcome;
 use exchange::{Deadline, Reply};
@@ -45,12 +46,6 @@ pub struct ReferenceAdapter {
 }
 
 impl ReferenceAdapter {
-    /// The stateless protocol version (no `initialize`, `_meta` on every request).
-    pub const STATELESS_VERSION: &'static str = crate::era::MODERN_VERSION;
-    /// The session-era protocol versions (`initialize` handshake and `Mcp-Session-Id`), newest
-    /// last.
-    pub const SESSION_VERSIONS: [&'static str; 2] = crate::era::SESSION_VERSIONS;
-
     /// A reference client: plain HTTP/1.1, no proxy, no redirects, no transport retries; the
     /// [default retry policy](RetryPolicy::RepeatableTools) and MRTR on.
     pub fn new() -> Self {
@@ -124,25 +119,6 @@ fn build_client() -> Client {
         .expect("a plain-HTTP reqwest client with no TLS always builds")
 }
 
-/// Which protocol era a version belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Era {
-    Stateless,
-    Session,
-}
-
-impl Era {
-    fn of(version: &str) -> Option<Era> {
-        if version == ReferenceAdapter::STATELESS_VERSION {
-            Some(Era::Stateless)
-        } else if ReferenceAdapter::SESSION_VERSIONS.contains(&version) {
-            Some(Era::Session)
-        } else {
-            None
-        }
-    }
-}
-
 /// How a `tools/call` is sent: statelessly, or inside a session.
 #[derive(Debug, Clone, Copy)]
 enum Mode<'s> {
@@ -205,7 +181,7 @@ impl<'a> Run<'a> {
         let request = match mode {
             Mode::Stateless => self
                 .post_body(body)
-                .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
+                .header(wire::PROTOCOL_VERSION, MODERN_VERSION)
                 .header(wire::METHOD, "tools/call")
                 .header(wire::NAME, wire::header_safe(&self.ctx.tool)),
             Mode::Session(session) => self.in_session(self.post_body(body), session),

@@ -7,13 +7,6 @@ use crate::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The protocol version a case prefers when it names none: the modern one (a choice of the
-/// case format; code that asks "is this case modern?" compares with [`crate::era`]).
-pub const DEFAULT_PROTOCOL_VERSION: &str = crate::era::MODERN_VERSION;
-
-/// The protocol versions a case may name ([`crate::era::KNOWN_VERSIONS`]).
-pub const KNOWN_PROTOCOL_VERSIONS: [&str; 3] = crate::era::KNOWN_VERSIONS;
-
 /// The client timeout of a call that names none.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
 
@@ -29,7 +22,8 @@ pub struct CaseFile {
     /// How much a mismatch matters.
     #[serde(default)]
     pub grade: Grade,
-    /// The version the adapter should prefer.
+    /// The version the adapter should prefer (`era::DEFAULT_VERSION` when it names
+    /// none; one of `era::KNOWN_VERSIONS`).
     #[serde(default = "default_protocol_version")]
     pub protocol_version: String,
     /// The parts of the wire this case's replies break on purpose. Everything else the server
@@ -57,7 +51,7 @@ pub enum WirePart {
 }
 
 fn default_protocol_version() -> String {
-    DEFAULT_PROTOCOL_VERSION.to_owned()
+    crate::era::DEFAULT_VERSION.to_owned()
 }
 
 /// How much a mismatch matters (design §3).

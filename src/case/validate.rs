@@ -2,13 +2,10 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
-use super::model::{
-    Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, KNOWN_PROTOCOL_VERSIONS, Reply,
-};
-use crate::era::MODERN_VERSION;
+use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
+use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, Reply};
+use crate::era::{Era, KNOWN_VERSIONS, MODERN_VERSION};
 use crate::outcome::{Layer, Outcome};
-use crate::wire::response::has_body;
-use crate::wire::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, http_date_offset};
 use serde_json::Value;
 
 /// A problem: the key path and what is wrong with it.
@@ -16,8 +13,8 @@ pub type Problem = (String, String);
 
 /// Validates `file` and compacts its JSON texts in place.
 pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
-    if !KNOWN_PROTOCOL_VERSIONS.contains(&file.protocol_version.as_str()) {
-        let known = KNOWN_PROTOCOL_VERSIONS.join(", ");
+    if !KNOWN_VERSIONS.contains(&file.protocol_version.as_str()) {
+        let known = KNOWN_VERSIONS.join(", ");
         let msg = format!(
             "unknown version {:?}; use one of {known}",
             file.protocol_version
@@ -39,7 +36,7 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         let msg = "a case needs at least one [[call]] table".to_owned();
         return Err(("call".into(), msg));
     }
-    let modern = file.protocol_version == MODERN_VERSION;
+    let modern = Era::of(&file.protocol_version) == Some(Era::Stateless);
     for (i, call) in file.call.iter_mut().enumerate() {
         validate_call(call, modern).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
     }

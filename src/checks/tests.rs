@@ -53,7 +53,7 @@ fn post(body: Value, headers: &[(&str, &str)]) -> Exchange {
         body: body.to_string(),
         dropped: 0,
         reply: Sent {
-            by: "prelude",
+            by: Answerer::Prelude,
             status: Some(200),
             ..Sent::default()
         },
@@ -76,7 +76,7 @@ fn modern_call(id: u64) -> Exchange {
 /// `exchange` answered by script reply `index` with `status` and a JSON `body`.
 fn scripted(mut exchange: Exchange, index: usize, status: u16, body: &str) -> Exchange {
     exchange.reply = Sent {
-        by: "script",
+        by: Answerer::Script,
         status: Some(status),
         bytes: format!("HTTP/1.1 {status} x\r\n\r\n{body}"),
         script_index: Some(index),

@@ -4,7 +4,7 @@
 use crate::explain::{Mismatch, explain, shown_id};
 use crate::record::CaseRecord;
 use crate::report::ReportPaths;
-use crate::standing::{Counts, Standing};
+use crate::standing::{Counts, Standing, StandingKind};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -110,23 +110,25 @@ pub(crate) fn unused_check(name: &str) -> String {
 /// split, each with its parts; `snapshots_changed` cases had a snapshot that did not match.
 pub(crate) fn summary(adapter: &str, records: &[CaseRecord], snapshots_changed: usize) -> String {
     let counts = Counts::of(records);
-    let failing = |word: &str| {
-        let of = |r: &&CaseRecord| r.standing.fails_run() && r.standing.as_str() == word;
-        records.iter().filter(of).count()
-    };
+    // `3 fail, 0 hang, ...`: every standing that fails the run, by its word.
+    let failing: Vec<String> = <StandingKind as strum::VariantArray>::VARIANTS
+        .iter()
+        .filter(|kind| kind.fails_run())
+        .map(|&kind| {
+            let of = |r: &&CaseRecord| StandingKind::from(&r.standing) == kind;
+            format!("{} {}", records.iter().filter(of).count(), kind.as_str())
+        })
+        .collect();
     format!(
         "mcp-error-layers: {adapter}, {}: {} passed ({} pass, {} accepted, {}), {} failed \
-         ({} fail, {} hang, {} adapter-error, {} stale), {} unsupported; {} changed",
+         ({}), {} unsupported; {} changed",
         plural(counts.cases, "case"),
         counts.passed + counts.accepted + counts.warnings,
         counts.passed,
         counts.accepted,
         plural(counts.warnings, "warning"),
         counts.failed,
-        failing("fail"),
-        failing("hang"),
-        failing("adapter-error"),
-        failing("stale"),
+        failing.join(", "),
         counts.skipped,
         plural(snapshots_changed, "snapshot"),
     )

@@ -26,6 +26,7 @@ impl Format {
 
     /// Its writer (TAP 14 for [`Format::Tap`]; [`ReportPaths::reporter`] follows the version
     /// asked for).
+    #[doc(hidden)]
     pub fn reporter(self) -> &'static dyn Reporter {
         match self {
             Format::Tap => &tap::Tap {
@@ -131,6 +132,7 @@ impl ReportPaths {
     }
 
     /// These paths with TAP written as `version`.
+    #[doc(hidden)]
     pub fn with_tap_version(mut self, version: TapVersion) -> Self {
         self.tap_version = Ok(version);
         self
@@ -138,6 +140,7 @@ impl ReportPaths {
 
     /// The writer of `format`, in the TAP version asked for; `Err` says why the asked-for
     /// version is not one.
+    #[doc(hidden)]
     pub fn reporter(&self, format: Format) -> Result<&'static dyn Reporter, String> {
         match (format, &self.tap_version) {
             (Format::Tap, Err(why)) => Err(why.clone()),

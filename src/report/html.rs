@@ -419,7 +419,7 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
     page.push_str(
         "<h2>Summary</h2>\n<table class=\"summary\">\n<thead><tr><th scope=\"col\">adapter</th>",
     );
-    for word in Standing::WORDS {
+    for word in Standing::words() {
         let _ = write!(page, "<th scope=\"col\">{word}</th>");
     }
     page.push_str("<th scope=\"col\">by layer: pass / cases</th></tr></thead>\n<tbody>\n");
@@ -436,7 +436,7 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
             "<tr><th scope=\"row\">{}</th>",
             esc(&report.adapter.label())
         );
-        for word in Standing::WORDS {
+        for word in Standing::words() {
             let n = count(word);
             let class = if n > 0 { word } else { "none" };
             let _ = write!(page, "<td class=\"n-{class}\">{n}</td>");

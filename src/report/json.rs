@@ -6,16 +6,17 @@
 //! readers ignore keys they do not know; anything else moves to `v2`.
 
 use super::{Counts, Reporter, RunReport, adapter_log};
-use crate::case::{Expect, Grade};
+// The types the schema names, re-exported so that a reader of reports finds them here.
+pub use crate::case::{Expect, Grade};
 use crate::checks::Check;
 use crate::explain::{expected, observed};
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
-use crate::standing::Status;
+pub use crate::standing::Status;
 use crate::transcript;
-use crate::verdict::Verdict;
-use crate::wire::Exchange;
-use serde::{Deserialize, Deserializer, Serialize};
+pub use crate::verdict::Verdict;
+use crate::wire::{Ended, Exchange};
+use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ pub const SCHEMA: &str = "mcp-error-layers/report/v1";
 
 /// The JSON writer.
 #[derive(Debug, Clone, Copy, Default)]
+#[doc(hidden)]
 pub struct Json;
 
 impl Reporter for Json {
@@ -131,7 +133,6 @@ pub struct JsonCase {
     /// `must`, `should` or `info`.
     pub grade: Grade,
     /// The worst verdict of its calls.
-    #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
     /// `pass`, `fail`, `warn` or `skip`: the coarse standing (`warn` covers warnings and
     /// accepted deviations).
@@ -192,7 +193,6 @@ pub struct JsonCall {
     /// or a crash.
     pub observed: Option<AdapterReport>,
     /// The call's verdict.
-    #[serde(deserialize_with = "verdict_word")]
     pub verdict: Verdict,
     /// The mismatches with the expectation, or what went wrong.
     pub problems: Vec<String>,
@@ -294,6 +294,7 @@ pub enum ReportReadError {
 
 impl JsonReport {
     /// The JSON view of one run.
+    #[doc(hidden)]
     pub fn from_run(report: &RunReport) -> Self {
         let strict = report.strict;
         JsonReport {
@@ -420,16 +421,16 @@ impl JsonExchange {
         JsonExchange {
             at_ms: e.at_ms,
             call: e.call,
-            http_method: e.http_method.clone(),
+            http_method: e.http_method.to_string(),
             path: e.path.clone(),
             jsonrpc_method: e.jsonrpc_method.clone(),
             headers: e.headers.clone(),
             body: e.body.clone(),
             dropped: e.dropped,
             reply: JsonReply {
-                by: e.reply.by.to_owned(),
+                by: e.reply.by.to_string(),
                 status: e.reply.status,
-                end: e.reply.end.to_owned(),
+                end: Ended::word(e.reply.end).to_owned(),
                 bytes: e.reply.bytes.clone(),
                 dropped: e.reply.dropped,
             },
@@ -439,22 +440,4 @@ impl JsonExchange {
 
 fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// The verdict's word back into a [`Verdict`]; `Verdict` itself only serializes.
-fn verdict_word<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
-    let word = String::deserialize(d)?;
-    const WORDS: [&str; Verdict::ALL.len()] = {
-        let mut words = [""; Verdict::ALL.len()];
-        let mut i = 0;
-        while i < words.len() {
-            words[i] = Verdict::ALL[i].as_str();
-            i += 1;
-        }
-        words
-    };
-    Verdict::ALL
-        .into_iter()
-        .find(|v| v.as_str() == word)
-        .ok_or_else(|| serde::de::Error::unknown_variant(&word, &WORDS))
 }

@@ -12,7 +12,7 @@ const MAX_BODY: usize = 16 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     /// `POST`, `GET`, ...
-    pub method: String,
+    pub method: HttpMethod,
     /// The request target (`/mcp`).
     pub path: String,
     /// Headers in arrival order, names lowercased.
@@ -34,6 +34,58 @@ impl Request {
     pub fn wants_close(&self) -> bool {
         self.header("connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"))
+    }
+}
+
+/// A request's HTTP method, as the request line named it; or none, for a request the server
+/// could not read and refused. The record, the transcript and the reports show it as a word
+/// (`POST`, or `?` for none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpMethod {
+    /// The method the request line named.
+    Named(String),
+    /// The request could not be read as HTTP, or did not arrive in time: the server refused it
+    /// (400, 408). Such a request says nothing about the client's choices.
+    Unread,
+}
+
+impl HttpMethod {
+    /// The method's word: as named, or `?` for an unread request.
+    pub fn as_str(&self) -> &str {
+        match self {
+            HttpMethod::Named(method) => method,
+            HttpMethod::Unread => "?",
+        }
+    }
+}
+
+impl std::fmt::Display for HttpMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for HttpMethod {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl From<&str> for HttpMethod {
+    fn from(method: &str) -> Self {
+        HttpMethod::Named(method.to_owned())
+    }
+}
+
+impl PartialEq<str> for HttpMethod {
+    fn eq(&self, other: &str) -> bool {
+        matches!(self, HttpMethod::Named(method) if method == other)
+    }
+}
+
+impl PartialEq<&str> for HttpMethod {
+    fn eq(&self, other: &&str) -> bool {
+        self == *other
     }
 }
 
@@ -70,7 +122,7 @@ pub async fn read_request<R: AsyncBufRead + Unpin>(
     }
     let headers = read_headers(reader).await?;
     let mut request = Request {
-        method: method.to_owned(),
+        method: HttpMethod::Named(method.to_owned()),
         path: path.to_owned(),
         headers,
         body: Vec::new(),
@@ -206,6 +258,13 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_method_is_a_question_mark_and_equals_no_named_one() {
+        assert_eq!(HttpMethod::Unread.to_string(), "?");
+        assert_eq!(serde_json::to_value(HttpMethod::Unread).unwrap(), "?");
+        assert!(HttpMethod::Unread != "?" && HttpMethod::Named("POST".into()) == "POST");
+    }
 
     async fn parse(bytes: &[u8]) -> Result<Request, RequestReadError> {
         let mut reader = tokio::io::BufReader::new(bytes);

@@ -1,7 +1,7 @@
 //! What the wire server saw and sent: one exchange per request, within the server's
 //! [`Limits`], so that no client makes the record grow without end.
 
-use super::http::Request;
+use super::http::{HttpMethod, Request};
 use super::limits::Limits;
 use super::placeholder::Placeholders;
 use serde::Serialize;
@@ -29,7 +29,7 @@ pub struct Exchange {
     /// Which call of the case was current (0-based).
     pub call: usize,
     /// The HTTP method.
-    pub http_method: String,
+    pub http_method: HttpMethod,
     /// The request target (its first [`PATH_KEEP`] bytes).
     pub path: String,
     /// The JSON-RPC method, when the body had one (its first [`METHOD_KEEP`] bytes).
@@ -50,13 +50,13 @@ pub struct Exchange {
 /// What the server wrote back.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Sent {
-    /// Who answered: `script` (a case reply), `resume` (a case's answer to a GET), `prelude`
-    /// or `error`.
-    pub by: &'static str,
+    /// Who answered.
+    pub by: Answerer,
     /// The status, when a status line went out.
     pub status: Option<u16>,
-    /// How the exchange ended: `complete`, `close`, `reset`, `stall` or `cut`.
-    pub end: &'static str,
+    /// How the exchange ended; none while it is in progress (written as `""`).
+    #[serde(serialize_with = "ended_word")]
+    pub end: Option<Ended>,
     /// The bytes written (head and body as text): the first [`REPLY_KEEP`], none once the
     /// record is full.
     pub bytes: String,
@@ -77,6 +77,56 @@ pub struct Sent {
     /// The session id an `initialize` answer minted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+}
+
+/// Who answered a request; its word (`script`, `resume`, `prelude`, `error`) is what the
+/// record, the transcript and the reports show.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, strum::IntoStaticStr, strum::Display,
+)]
+#[serde(into = "&'static str")]
+#[strum(serialize_all = "lowercase")]
+pub enum Answerer {
+    /// A reply the case scripted for the call (`call.reply[i]`).
+    Script,
+    /// A case's answer to a GET that resumes a stream (`call.resume[i]`).
+    Resume,
+    /// The server's own protocol answer (`initialize`, notifications, `DELETE`, ...): what a
+    /// request the case does not script gets.
+    #[default]
+    Prelude,
+    /// The server's refusal of a request it could not read (400) or that did not arrive in
+    /// time (408).
+    Error,
+}
+
+/// How an exchange ended; its word (`complete`, `close`, `reset`, `stall`, `cut`) is what the
+/// record, the transcript and the reports show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
+#[serde(into = "&'static str")]
+#[strum(serialize_all = "lowercase")]
+pub enum Ended {
+    /// The response was written whole.
+    Complete,
+    /// The server closed the connection after what it wrote.
+    Close,
+    /// The server reset the connection.
+    Reset,
+    /// The server stopped writing and kept the connection open.
+    Stall,
+    /// The response was cut after the case's `cut_after` bytes.
+    Cut,
+}
+
+impl Ended {
+    /// The word of `end`, `""` while the exchange is in progress.
+    pub fn word(end: Option<Ended>) -> &'static str {
+        end.map_or("", Into::into)
+    }
+}
+
+fn ended_word<S: serde::Serializer>(end: &Option<Ended>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(Ended::word(*end))
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -345,5 +395,23 @@ mod tests {
         assert_eq!(dropped, 2);
         assert_eq!(cut("abc", 10, &mut dropped), "abc");
         assert_eq!(dropped, 2);
+    }
+
+    #[test]
+    fn who_answered_and_how_it_ended_are_written_as_words() {
+        let mut sent = Sent::default();
+        let json = |sent: &Sent| serde_json::to_value(sent).unwrap();
+        assert_eq!(
+            (json(&sent)["by"].clone(), json(&sent)["end"].clone()),
+            ("prelude".into(), "".into())
+        );
+        sent.by = Answerer::Script;
+        sent.end = Some(Ended::Cut);
+        assert_eq!(
+            (json(&sent)["by"].clone(), json(&sent)["end"].clone()),
+            ("script".into(), "cut".into())
+        );
+        assert_eq!(Answerer::Error.to_string(), "error");
+        assert_eq!(Ended::word(Some(Ended::Stall)), "stall");
     }
 }

@@ -1,7 +1,7 @@
 //! Records the reply the server writes into the exchange it answers, as it writes it, so that
 //! a response that stalls or is cut still shows what went out.
 
-use super::record::Recorder;
+use super::record::{Answerer, Ended, Recorder};
 use std::sync::Arc;
 
 /// Records one reply: a handle on one exchange of the shared record, for whoever writes the
@@ -19,7 +19,7 @@ impl ReplyRecorder {
     }
 
     /// Notes who answers and with which status.
-    pub fn answered_by(&self, by: &'static str, status: Option<u16>) {
+    pub fn answered_by(&self, by: Answerer, status: Option<u16>) {
         self.recorder.update(|r| {
             r.reply(self.number, |reply| {
                 reply.by = by;
@@ -34,11 +34,11 @@ impl ReplyRecorder {
     }
 
     /// Notes how the exchange ended.
-    pub fn end(&self, how: &'static str) {
+    pub fn end(&self, how: Ended) {
         let at = self.recorder.elapsed_ms();
         self.recorder.update(|r| {
             r.reply(self.number, |reply| {
-                reply.end = how;
+                reply.end = Some(how);
                 reply.ended_ms = Some(at);
             });
         });

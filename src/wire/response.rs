@@ -1,8 +1,10 @@
 //! Writing one response as raw bytes, including the broken ones: cut bodies, unfinished chunked
 //! streams, resets and stalls. This is why the server writes HTTP itself.
 
+use super::record::Ended;
 use super::reply_recorder::ReplyRecorder;
 use crate::case::End;
+use crate::case::http::has_body;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
@@ -156,15 +158,15 @@ fn conclude(
     last: &mut Vec<u8>,
 ) -> Ending {
     let (how, ending) = match response.end {
-        _ if response.cut_after.is_some() && budget == 0 => ("cut", Ending::Close),
+        _ if response.cut_after.is_some() && budget == 0 => (Ended::Cut, Ending::Close),
         // A cut that reached past the body still promised `connection: close`.
-        End::Complete if response.cut_after.is_some() => ("complete", Ending::Close),
-        End::Complete if response.status.is_some() => ("complete", Ending::KeepAlive),
-        End::Complete | End::Close => ("close", Ending::Close),
-        End::Reset => ("reset", Ending::Reset),
-        End::Stall => ("stall", Ending::Stall),
+        End::Complete if response.cut_after.is_some() => (Ended::Complete, Ending::Close),
+        End::Complete if response.status.is_some() => (Ended::Complete, Ending::KeepAlive),
+        End::Complete | End::Close => (Ended::Close, Ending::Close),
+        End::Reset => (Ended::Reset, Ending::Reset),
+        End::Stall => (Ended::Stall, Ending::Stall),
     };
-    if chunked && how == "complete" {
+    if chunked && how == Ended::Complete {
         last.extend_from_slice(b"0\r\n\r\n");
     }
     reply.end(how);
@@ -190,12 +192,6 @@ fn head(status: u16, response: &Response, chunked: bool) -> Vec<u8> {
     }
     head.push_str("\r\n");
     head.into_bytes()
-}
-
-/// 1xx, 204 and 304 responses carry no body and no Content-Length (RFC 9110 §8.6): bytes after
-/// their head would be read as the start of the next response.
-pub(crate) fn has_body(status: u16) -> bool {
-    !(status < 200 || status == 204 || status == 304)
 }
 
 fn take<'a>(bytes: &'a [u8], budget: &mut usize) -> &'a [u8] {

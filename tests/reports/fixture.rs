@@ -20,6 +20,7 @@ use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::snapshot::redact_ports;
 use mcp_error_layers::standing::Rules;
 use mcp_error_layers::suite::run_all;
+use mcp_error_layers::wire::Ended;
 use std::time::Duration;
 
 /// Built-in cases in the fixture: MUST and SHOULD grades, JSON and SSE bodies.
@@ -266,8 +267,6 @@ fn stabilize(case: &mut CaseRecord) {
         exchange.reply.bytes = redact_ports(&exchange.reply.bytes);
         // The runner can take the server's record a moment before the connection task marks
         // a fully sent reply `complete`; no fixture case stalls, so "in progress" is that race.
-        if exchange.reply.end.is_empty() {
-            exchange.reply.end = "complete";
-        }
+        exchange.reply.end = exchange.reply.end.or(Some(Ended::Complete));
     }
 }

@@ -129,7 +129,7 @@ fn ready(exchanges: &[Exchange], age: Duration) -> (String, usize, Option<Durati
     let patience = u64::try_from(IN_PROGRESS_AFTER.as_millis()).unwrap_or(u64::MAX);
     let waiting = exchanges
         .iter()
-        .position(|e| e.reply.end.is_empty() && age_ms.saturating_sub(e.at_ms) < patience);
+        .position(|e| e.reply.end.is_none() && age_ms.saturating_sub(e.at_ms) < patience);
     let count = waiting.unwrap_or(exchanges.len());
     let text = if count > 0 {
         transcript::render(&exchanges[..count])
@@ -146,9 +146,9 @@ fn ready(exchanges: &[Exchange], age: Duration) -> (String, usize, Option<Durati
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_error_layers::wire::Sent;
+    use mcp_error_layers::wire::{Ended, Sent};
 
-    fn exchange(at_ms: u64, end: &'static str) -> Exchange {
+    fn exchange(at_ms: u64, end: Option<Ended>) -> Exchange {
         Exchange {
             at_ms,
             call: 0,
@@ -169,9 +169,9 @@ mod tests {
     fn ended_exchanges_print_in_order_and_one_in_progress_waits_its_turn() {
         let at = |ms| Duration::from_millis(ms);
         let exchanges = [
-            exchange(0, "complete"),
-            exchange(100, ""),
-            exchange(200, "close"),
+            exchange(0, Some(Ended::Complete)),
+            exchange(100, None),
+            exchange(200, Some(Ended::Close)),
         ];
         let (text, count, next) = ready(&exchanges, at(300));
         assert_eq!((count, next), (1, Some(at(800))), "{text}");

@@ -2,9 +2,9 @@
 //! the 2025 session with its expiry.
 
 use super::exchange::exchange;
-use super::{Mode, ReferenceAdapter, Run, body, prefixed, wire};
+use super::{Mode, Run, body, prefixed, wire};
 use crate::classify::Classification;
-use crate::era::{HEADER_MISMATCH, UNSUPPORTED_VERSION, is_legacy_rejection};
+use crate::era::{HEADER_MISMATCH, MODERN_VERSION, UNSUPPORTED_VERSION, is_legacy_rejection};
 use crate::outcome::Outcome;
 use serde_json::{Value, json};
 
@@ -59,7 +59,7 @@ impl Run<'_> {
                           "params": {"_meta": meta}});
         let request = self
             .post(&body)
-            .header(wire::PROTOCOL_VERSION, ReferenceAdapter::STATELESS_VERSION)
+            .header(wire::PROTOCOL_VERSION, MODERN_VERSION)
             .header(wire::METHOD, "tools/list");
         let _ = exchange(request, &id, &self.deadline).await;
     }
@@ -91,7 +91,7 @@ impl Run<'_> {
 fn spoken_version(error: &Value) -> Option<&'static str> {
     let supported = error.pointer("/error/data/supported")?.as_array()?;
     let listed = |v: &&&str| supported.iter().any(|s| s.as_str() == Some(**v));
-    ReferenceAdapter::SESSION_VERSIONS
+    crate::era::SESSION_VERSIONS
         .iter()
         .rev()
         .find(listed)

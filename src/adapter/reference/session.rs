@@ -1,7 +1,7 @@
 //! The 2025 session handshake: `initialize`, then `notifications/initialized`.
 
 use super::exchange::{exchange, read, send_failure};
-use super::{ReferenceAdapter, Run, body, prefixed, wire};
+use super::{Run, body, prefixed, wire};
 use crate::classify::Classification;
 use crate::outcome::Outcome;
 use reqwest::header::HeaderValue;
@@ -115,7 +115,7 @@ fn negotiated_version(
         .and_then(|r| r.get("protocolVersion"))
         .and_then(Value::as_str);
     match version {
-        Some(v) if ReferenceAdapter::SESSION_VERSIONS.contains(&v) => Ok(v.to_owned()),
+        Some(v) if crate::era::SESSION_VERSIONS.contains(&v) => Ok(v.to_owned()),
         Some(v) => Err(bad_result(
             classification,
             format!("the server chose protocol version {v:?}, which this client does not speak"),

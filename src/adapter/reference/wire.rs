@@ -47,7 +47,7 @@ pub(super) fn stateless_meta(id: &Value, mrtr: bool) -> Map<String, Value> {
     let mut meta = session_meta(id);
     meta.insert(
         "io.modelcontextprotocol/protocolVersion".into(),
-        json!(super::ReferenceAdapter::STATELESS_VERSION),
+        json!(crate::era::MODERN_VERSION),
     );
     meta.insert(
         "io.modelcontextprotocol/clientCapabilities".into(),
