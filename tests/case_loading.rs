@@ -538,3 +538,31 @@ fn a_message_is_one_line_whatever_the_file_holds() {
     assert!(!error.chars().any(char::is_control), "{error:?}");
     assert!(error.contains(r"a\nb\u{0}"), "{error}");
 }
+
+#[test]
+fn a_repeated_event_is_bounded_and_has_no_id() {
+    let event = |keys: &str| {
+        format!(
+            "summary = \"s\"\n[[call]]\nexpect = {{ outcome = \"TIMEOUT\" }}\n\
+             [[call.reply]]\nstatus = 200\nend = \"stall\"\n\
+             [[call.reply.event]]\ncomment = \"x\"\n{keys}"
+        )
+    };
+    let never = load_error(&event("repeat = 0"));
+    assert_eq!(
+        never.key.as_deref(),
+        Some("call[0].reply[0].event[0].repeat")
+    );
+    assert!(never.message.contains("between 1 and 1000"), "{never}");
+    let endless = load_error(&event("repeat = 1001"));
+    assert_eq!(
+        endless.key.as_deref(),
+        Some("call[0].reply[0].event[0].repeat")
+    );
+    let with_id = event("repeat = 2").replace("comment = \"x\"", "data_raw = \"x\"\nid = \"e1\"");
+    assert_eq!(
+        load_error(&with_id).key.as_deref(),
+        Some("call[0].reply[0].event[0].id")
+    );
+    assert!(source(&event("repeat = 1000")).load().is_ok());
+}

@@ -321,4 +321,19 @@ pub struct Event {
     /// A comment line (`: text`); an event with only a comment sends just that.
     #[serde(default)]
     pub comment: Option<String>,
+    /// How many times the event is sent in a row (1 to [`MAX_REPEAT`]), `event_gap_ms` apart:
+    /// a stream that goes on sending, such as progress that never ends.
+    #[serde(default)]
+    pub repeat: Option<u32>,
+}
+
+/// The most times one event may be sent in a row: with the largest gap that is hours of stream,
+/// and a bound on what the server renders for one reply.
+pub const MAX_REPEAT: u32 = 1000;
+
+impl Event {
+    /// How many times it goes out: `repeat`, once without it.
+    pub fn times(&self) -> u32 {
+        self.repeat.unwrap_or(1)
+    }
 }

@@ -3,7 +3,7 @@
 //! so the wire server sends them as they are.
 
 use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
-use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, Reply};
+use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, MAX_REPEAT, Reply};
 use crate::era::{Era, KNOWN_VERSIONS, MODERN_VERSION};
 use crate::outcome::{Layer, Outcome};
 use serde_json::Value;
@@ -387,6 +387,15 @@ fn validate_event(event: &mut Event) -> Result<(), Problem> {
     }
     if let Some(retry) = event.retry {
         bounded("retry", retry)?;
+    }
+    if !(1..=MAX_REPEAT).contains(&event.times()) {
+        let msg =
+            format!("must be between 1 and {MAX_REPEAT}; leave it out to send the event once");
+        return Err(("repeat".into(), msg));
+    }
+    if event.times() > 1 && event.id.is_some() {
+        let msg = "an event id names one event: a repeated event cannot have one; drop `id` or                    `repeat`";
+        return Err(("id".into(), msg.into()));
     }
     if let Some(data) = &mut event.data {
         json_text(data).map_err(|msg| ("data".to_owned(), msg))?;

@@ -58,7 +58,10 @@ fn answered_at_ms(reply: &Reply) -> Option<u64> {
     if reply.event.is_empty() {
         return answer_message(reply).map(|_| reply.delay_ms);
     }
-    let before = u64::try_from(reply.event.iter().position(answers)?).unwrap_or(u64::MAX);
+    let at = reply.event.iter().position(answers)?;
+    let before = reply.event[..at]
+        .iter()
+        .fold(0_u64, |n, e| n.saturating_add(u64::from(e.times())));
     Some(
         reply
             .delay_ms

@@ -1,4 +1,5 @@
-//! The placeholders of case bodies (design §4): `"$id"`, `"$other_id"`, `"$progress_token"`.
+//! The placeholders of case bodies (design §4): `"$id"`, `"$other_id"`, `"$progress_token"`,
+//! and `"$repeat"`, the number of a repeated SSE event (so progress can increase).
 //!
 //! Each placeholder is a whole JSON string in the case text, so the text stays valid JSON at
 //! load time; at send time the string (quotes included) becomes a JSON value taken from the
@@ -14,6 +15,8 @@ pub struct Placeholders {
     progress_token: String,
     /// Whether the request asked for progress (`_meta.progressToken`).
     asked_progress: bool,
+    /// Which sending of a repeated SSE event this is, from 1.
+    repeat: String,
 }
 
 impl Placeholders {
@@ -29,6 +32,15 @@ impl Placeholders {
             id: id.to_string(),
             asked_progress: !token.is_null(),
             progress_token: token.to_string(),
+            repeat: "1".to_owned(),
+        }
+    }
+
+    /// The same values for the `n`-th sending of a repeated event.
+    pub fn nth(&self, n: u32) -> Self {
+        Placeholders {
+            repeat: n.to_string(),
+            ..self.clone()
         }
     }
 
@@ -68,6 +80,7 @@ impl Placeholders {
             ("\"$id\"", &self.id),
             ("\"$other_id\"", &self.other_id),
             ("\"$progress_token\"", &self.progress_token),
+            ("\"$repeat\"", &self.repeat),
         ]
         .into_iter()
         .find(|(token, _)| tail.starts_with(token))

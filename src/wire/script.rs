@@ -47,7 +47,7 @@ fn body(reply: &Reply, placeholders: &Placeholders) -> (Body, Option<&'static st
         let events = reply
             .event
             .iter()
-            .map(|e| render_event(e, placeholders))
+            .flat_map(|e| (1..=e.times()).map(|n| render_event(e, &placeholders.nth(n))))
             .collect();
         return (Body::Events(events), Some("text/event-stream"));
     }
@@ -126,6 +126,28 @@ mod tests {
             render_event(&data, &placeholders()),
             b"data: {\"id\":3}\n\n"
         );
+    }
+
+    #[test]
+    fn a_repeated_event_goes_out_that_many_times_numbered_from_one() {
+        let reply = Reply {
+            status: Some(200),
+            event: vec![Event {
+                data: Some(r#"{"progress":"$repeat"}"#.into()),
+                repeat: Some(3),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let Body::Events(events) = body(&reply, &placeholders()).0 else {
+            panic!("an SSE body");
+        };
+        let texts: Vec<String> = events
+            .into_iter()
+            .map(|e| String::from_utf8(e).unwrap())
+            .collect();
+        let want = [1, 2, 3].map(|n| format!("data: {{\"progress\":{n}}}\n\n"));
+        assert_eq!(texts, want);
     }
 
     #[test]
