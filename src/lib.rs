@@ -87,16 +87,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 90 tests
+//! running 91 tests
 //! test [must]   accepted/empty-200                           ... FAILED
 //! …
 //! test [must]   jsonrpc/invalid-params                       ... ok
 //! …
 //! test [must]   sse/final-result                             ... FAILED
 //! …
-//! test result: FAILED. 47 passed; 29 failed; 14 ignored; 0 measured; 0 filtered out; finished in 7.04s
+//! test result: FAILED. 47 passed; 29 failed; 15 ignored; 0 measured; 0 filtered out; finished in 7.05s
 //!
-//! mcp-error-layers: my-client, 90 cases: 47 passed (22 pass, 0 accepted, 25 warnings), 29 failed (29 fail, 0 hang, 0 adapter-error, 0 stale), 14 unsupported; 0 snapshots changed
+//! mcp-error-layers: my-client, 91 cases: 47 passed (22 pass, 0 accepted, 25 warnings), 29 failed (29 fail, 0 hang, 0 adapter-error, 0 stale), 15 unsupported; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -446,7 +446,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client, 90 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 74 failed (68 fail, 3 hang, 3 adapter-error, 0 stale), 14 unsupported; 0 snapshots changed
+//! mcp-error-layers: careless-client, 91 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 74 failed (68 fail, 3 hang, 3 adapter-error, 0 stale), 15 unsupported; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
