@@ -17,6 +17,7 @@ use std::time::Duration;
 
 #[cfg(unix)]
 pub mod process;
+#[cfg(feature = "reference-client")]
 pub mod reference;
 
 /// Everything an adapter is told about one call.

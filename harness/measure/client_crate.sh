@@ -4,7 +4,8 @@
 # this checkout). Prints its dependency count (`cargo tree -e normal,dev`, the crate itself
 # included), the crates compiled and the seconds of a clean `cargo test --no-run` in a fresh
 # target folder under /tmp, and the machine's load: build times are only comparable on an idle
-# machine, so run each label more than once.
+# machine, so run each label more than once. DEFAULT_FEATURES=false measures the dependency
+# without its default `reference-client` feature, as a client crate with its own client takes it.
 set -uo pipefail
 label=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,7 @@ version = "0.1.0"
 edition = "2024"
 
 [dev-dependencies]
-mcp-error-layers = { path = "$lib" }
+mcp-error-layers = { path = "$lib", default-features = ${DEFAULT_FEATURES:-true} }
 
 [[test]]
 name = "mcp_errors"

@@ -204,6 +204,7 @@ fn config_trial(problems: Vec<String>) -> Trial {
 }
 
 #[cfg(test)]
+#[cfg(feature = "reference-client")]
 mod tests {
     use super::*;
     use crate::adapter::reference::ReferenceAdapter;
