@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # public_api.sh [SOURCE_DIR]: counts the documented public API of the mcp-error-layers library at
 # SOURCE_DIR (default: this checkout) from `cargo doc --no-deps`: hidden items have no page.
-# Prints modules, items (by kind) and members (methods, fields, variants, associated items).
+# Prints modules, items (by kind), members (methods, fields, variants, associated items) and,
+# of those, the fields, variants and associated consts.
 set -euo pipefail
 src=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$src/target}
@@ -16,4 +17,5 @@ kinds=$(real | grep -v '/index\.html$' | grep -E '/(struct|enum|fn|trait|macro|c
   | sed 's|.*/||' | cut -d. -f1 | sort | uniq -c | tr -s ' ' | tr '\n' ',')
 items=$(real | grep -cE '/(struct|enum|fn|trait|macro|constant|type|static|union)\.')
 members=$(real | xargs cat | grep -oE 'id="(method|tymethod|associatedconstant|associatedtype|structfield|variant)\.[A-Za-z0-9_]+"' | wc -l)
-echo "modules=$modules items=$items ($kinds) members=$members"
+fields=$(real | xargs cat | grep -oE 'id="(structfield|variant|associatedconstant)\.[A-Za-z0-9_]+"' | wc -l)
+echo "modules=$modules items=$items ($kinds) members=$members (fields, variants, assoc. consts: $fields)"
