@@ -2,7 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use strum::EnumCount;
 
 /// What a client reported for one `tools/call`.
 ///
@@ -19,7 +18,6 @@ use strum::EnumCount;
     Ord,
     Serialize,
     Deserialize,
-    EnumCount,
     strum::VariantArray,
 )]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -71,23 +69,8 @@ pub enum Layer {
 }
 
 impl Outcome {
-    /// Every outcome, in layer order.
-    pub const ALL: [Outcome; Outcome::COUNT] = [
-        Outcome::ConnectionError,
-        Outcome::HttpError,
-        Outcome::UnexpectedContentType,
-        Outcome::NoResult,
-        Outcome::StreamIncomplete,
-        Outcome::Timeout,
-        Outcome::MalformedJson,
-        Outcome::InvalidEnvelope,
-        Outcome::JsonrpcError,
-        Outcome::InvalidToolResult,
-        Outcome::InputRequired,
-        Outcome::ToolError,
-        Outcome::ToolSuccess,
-        Outcome::UnclassifiedError,
-    ];
+    /// Every outcome, in layer order (the order they are declared in; strum lists them).
+    pub const ALL: &'static [Outcome] = <Outcome as strum::VariantArray>::VARIANTS;
 
     /// The layer this outcome belongs to.
     pub fn layer(self) -> Layer {
@@ -153,7 +136,7 @@ mod tests {
 
     #[test]
     fn wire_spelling_round_trips_through_serde() {
-        for outcome in Outcome::ALL {
+        for &outcome in Outcome::ALL {
             let json = serde_json::to_string(&outcome).unwrap();
             assert_eq!(json, format!("\"{}\"", outcome.as_str()));
             assert_eq!(serde_json::from_str::<Outcome>(&json).unwrap(), outcome);
@@ -164,7 +147,7 @@ mod tests {
     fn all_holds_every_outcome_once() {
         // The array's length is the variant count (a compile error otherwise); a duplicate in
         // place of a missing outcome is caught here.
-        let all: std::collections::BTreeSet<_> = Outcome::ALL.into_iter().collect();
+        let all: std::collections::BTreeSet<_> = Outcome::ALL.iter().copied().collect();
         let variants: std::collections::BTreeSet<_> = <Outcome as strum::VariantArray>::VARIANTS
             .iter()
             .copied()

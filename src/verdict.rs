@@ -5,7 +5,6 @@ use crate::observation::Observation;
 use crate::wire::Exchange;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use strum::EnumCount;
 
 /// The judgement on one call (or, taking the worst, on one case). Its word (`pass`,
 /// `adapter-error`, ...) is its variant's name in kebab case, for serde and strum alike: the
@@ -21,7 +20,6 @@ use strum::EnumCount;
     Hash,
     Serialize,
     Deserialize,
-    EnumCount,
     strum::IntoStaticStr,
     strum::VariantArray,
 )]
@@ -41,14 +39,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Every verdict; its length is the enum's variant count, so a new one cannot be left out.
-    pub const ALL: [Verdict; Verdict::COUNT] = [
-        Verdict::Pass,
-        Verdict::Unsupported,
-        Verdict::Fail,
-        Verdict::Hang,
-        Verdict::AdapterError,
-    ];
+    /// Every verdict, in the order they are declared in (strum lists them, so none is left out).
+    pub const ALL: &'static [Verdict] = <Verdict as strum::VariantArray>::VARIANTS;
 
     /// The word reports use (`pass`, `adapter-error`, ...).
     pub fn as_str(self) -> &'static str {
@@ -206,13 +198,13 @@ mod tests {
 
     #[test]
     fn all_holds_every_verdict_once_and_the_words_are_serdes() {
-        let all: std::collections::BTreeSet<_> = Verdict::ALL.into_iter().collect();
+        let all: std::collections::BTreeSet<_> = Verdict::ALL.iter().copied().collect();
         let variants: std::collections::BTreeSet<_> = <Verdict as strum::VariantArray>::VARIANTS
             .iter()
             .copied()
             .collect();
         assert_eq!((all.len(), &all), (Verdict::ALL.len(), &variants));
-        for verdict in Verdict::ALL {
+        for &verdict in Verdict::ALL {
             let json = serde_json::to_value(verdict).unwrap();
             assert_eq!(json, verdict.as_str());
             assert_eq!(serde_json::from_value::<Verdict>(json).unwrap(), verdict);
@@ -225,7 +217,7 @@ mod tests {
             .keys()
             .map(String::as_str)
             .collect();
-        let words: Vec<&str> = Verdict::ALL.into_iter().map(Verdict::as_str).collect();
+        let words: Vec<&str> = Verdict::ALL.iter().copied().map(Verdict::as_str).collect();
         assert_eq!(keys, words);
     }
 

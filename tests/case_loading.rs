@@ -220,7 +220,7 @@ fn every_outcome_but_unclassified_is_expected_by_a_builtin_case() {
         .flat_map(|s| s.load().unwrap().file.call)
         .map(|call| call.expect.outcome)
         .collect();
-    for outcome in Outcome::ALL {
+    for &outcome in Outcome::ALL {
         let wanted = outcome != Outcome::UnclassifiedError;
         assert_eq!(expected.contains(&outcome), wanted, "{outcome}");
     }
