@@ -1,29 +1,21 @@
 //! The command line as a person uses it: exit codes, messages that name the path, each command.
 
+#[path = "support/bin.rs"]
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+// `run(args)` waits for the command; `bin()` is the command itself, for a test that feeds stdin.
+use support::{bin as run, temp_dir};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mcp-error-layers"))
 }
 
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-error-layers-cli-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
