@@ -95,9 +95,11 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
 /// Whether a check of call `index` still fails for want of something the client sends after
 /// giving up on a request: the runner waits a little for it before judging.
 pub fn awaits_client(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> bool {
-    check_call(case, index, exchanges)
-        .iter()
-        .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
+    // Most calls have no reply a client gives up on: they are settled without judging anything.
+    cancel::may_give_up(case, index)
+        && check_call(case, index, exchanges)
+            .iter()
+            .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
 }
 
 /// The checks judged so far, each once, in the order they first applied.
@@ -219,13 +221,13 @@ fn answer_message(reply: &crate::case::Reply) -> Option<Value> {
     if let Some(json) = &reply.json {
         return serde_json::from_str(json).ok();
     }
-    reply
-        .event
-        .iter()
-        .rev()
-        .filter_map(|e| e.data.as_deref())
-        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
-        .find(|m| m.get("result").is_some() || m.get("error").is_some())
+    reply.event.iter().rev().find_map(event_answer)
+}
+
+/// An SSE event's data, when it is a response (a `result` or an `error`).
+fn event_answer(event: &crate::case::Event) -> Option<Value> {
+    let message: Value = serde_json::from_str(event.data.as_deref()?).ok()?;
+    (message.get("result").is_some() || message.get("error").is_some()).then_some(message)
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 //! is closing the response stream (2026-07-28 streamable-http, "Cancellation"), which the server
 //! sees for a reply it still holds open. `initialize` MUST NOT be cancelled.
 
-use super::{Request, Requests, Tally, answer_message};
+use super::{Request, Requests, Tally, answer_message, event_answer};
 use crate::case::model::DEFAULT_TIMEOUT_MS;
-use crate::case::{End, Event, Grade, Reply};
+use crate::case::{CaseFile, End, Grade, Reply};
 use serde_json::Value;
 
 pub(super) fn check(requests: &Requests, tally: &mut Tally) {
@@ -33,12 +33,26 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     }
 }
 
+/// Whether call `index` of `case` has a reply a client gives up on: read from the case alone,
+/// so that calls without one need no judging while the runner settles them.
+pub(super) fn may_give_up(case: &CaseFile, index: usize) -> bool {
+    let Some(call) = case.call.get(index) else {
+        return false;
+    };
+    let timeout = call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    call.reply.iter().any(|r| gives_up(r, timeout).is_some())
+}
+
 /// Whether the client had to give up on `request`: `Some(true)` when its scripted reply stalls
 /// before the response, `Some(false)` when the response comes only after the call's timeout.
 fn given_up(requests: &Requests, request: &Request) -> Option<bool> {
     let reply = requests.script_reply(request)?;
     let timeout = requests.case.call.get(requests.call)?.timeout_ms;
-    let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT_MS);
+    gives_up(reply, timeout.unwrap_or(DEFAULT_TIMEOUT_MS))
+}
+
+/// [`given_up`] for one scripted reply and the call's timeout.
+fn gives_up(reply: &Reply, timeout: u64) -> Option<bool> {
     match answered_at_ms(reply) {
         Some(at) => (at >= timeout).then_some(false),
         None => (reply.end == End::Stall).then_some(true),
@@ -48,17 +62,10 @@ fn given_up(requests: &Requests, request: &Request) -> Option<bool> {
 /// When a scripted reply sends its response, in milliseconds after the request: its delay, plus
 /// an SSE gap for each event before the one that answers. `None` when it sends none.
 fn answered_at_ms(reply: &Reply) -> Option<u64> {
-    let answers = |e: &Event| {
-        let data = e
-            .data
-            .as_deref()
-            .and_then(|d| serde_json::from_str::<Value>(d).ok());
-        data.is_some_and(|m| m.get("result").is_some() || m.get("error").is_some())
-    };
     if reply.event.is_empty() {
         return answer_message(reply).map(|_| reply.delay_ms);
     }
-    let at = reply.event.iter().position(answers)?;
+    let at = reply.event.iter().position(|e| event_answer(e).is_some())?;
     let before = reply.event[..at]
         .iter()
         .fold(0_u64, |n, e| n.saturating_add(u64::from(e.times())));

@@ -497,3 +497,17 @@ fn a_header_mismatch_is_followed_by_tools_list_then_the_request_again() {
         "{gave_up:?}"
     );
 }
+
+#[test]
+fn the_runner_waits_only_for_a_call_the_client_gave_up_on() {
+    let stalled = timed_case("2025-11-25", "", STALL);
+    let call = scripted(session_call(2), 0, 200, "");
+    assert!(awaits_client(&stalled, 0, std::slice::from_ref(&call)));
+    assert!(!awaits_client(&stalled, 0, &[call, cancel_of(json!(2))]));
+    let answered = timed_case("2025-11-25", "", OK_REPLY);
+    assert!(!awaits_client(
+        &answered,
+        0,
+        &[scripted(session_call(2), 0, 200, "")]
+    ));
+}
