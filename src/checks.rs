@@ -2,7 +2,8 @@
 //!
 //! The outcome says what a client made of the server's answers; the checks say whether what it
 //! sent was right: the headers every POST needs, the `_meta` of 2026-07-28, the session of the
-//! 2025 era, new ids for repeated calls, MRTR's echo rules, and how it resumed a stream. Each
+//! 2025 era, new ids for repeated calls, MRTR's echo rules, how it resumed a stream, cancelled
+//! what it gave up on and answered what the server asked on a stream. Each
 //! check has a name and a grade of its own, is judged only where it applies (a call without an
 //! `initialize` has no session to check) and passes only if every request it applies to does.
 
@@ -11,6 +12,7 @@ mod headers;
 mod lifecycle;
 mod resume;
 mod rounds;
+mod server_requests;
 
 use crate::case::{CaseFile, Grade};
 use crate::era::Era;
@@ -20,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 25] = [
+pub const NAMES: [&str; 30] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -46,6 +48,11 @@ pub const NAMES: [&str; 25] = [
     "cancel-after-timeout",
     "timeout-closes-stream",
     "no-cancel-initialize",
+    "ping-answered",
+    "elicitation-answered",
+    "roots-answered",
+    "sampling-answered",
+    "no-modern-response",
 ];
 
 /// The checks that judge what a client sends after it gave up on a request (a cancel, a
@@ -89,6 +96,7 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
     rounds::check(&requests, &mut tally);
     resume::check(&requests, &mut tally);
     cancel::check(&requests, &mut tally);
+    server_requests::check(&requests, &mut tally);
     tally.checks
 }
 

@@ -58,6 +58,10 @@ pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 /// response is [`Outcome::MalformedJson`].
 pub const MAX_MESSAGE_BYTES: usize = sse::DEFAULT_EVENT_LIMIT;
 
+/// The most server requests one SSE response queues for its client to answer; the rest are
+/// skipped like notifications, so that a stream of requests cannot grow the queue without end.
+const MAX_SERVER_REQUESTS: usize = 64;
+
 /// How a response body ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyEnd {
@@ -166,6 +170,10 @@ struct SseState {
     reader: SseReader,
     /// Events dispatched so far (priming events and notifications included).
     events: usize,
+    /// Requests from the server read so far and not yet taken, oldest first.
+    requests: Vec<Value>,
+    /// How many requests were queued in all (at most [`MAX_SERVER_REQUESTS`]).
+    queued: usize,
 }
 
 impl Classifier {
@@ -197,6 +205,18 @@ impl Classifier {
             }
         }
         self.decided()
+    }
+
+    /// The JSON-RPC requests (a `method` and an `id`) the server sent on an SSE stream since the
+    /// last call, oldest first, for a client that answers them (in 2025 sessions: `ping`,
+    /// `elicitation/create`, `roots/list`, `sampling/createMessage`). A server may hold its
+    /// response back until they are answered, so take them after every [`Classifier::feed`].
+    /// At most 64 are queued per response; later ones are skipped like notifications.
+    pub fn take_server_requests(&mut self) -> Vec<Value> {
+        match &mut self.state {
+            State::Sse(sse) => std::mem::take(&mut sse.requests),
+            _ => Vec::new(),
+        }
     }
 
     /// The body ended (`Complete` or `Cut`): the final decision.
@@ -269,6 +289,8 @@ fn initial_state(status: u16, content_type: Option<&str>) -> State {
         Some("text/event-stream") => State::Sse(Box::new(SseState {
             reader: SseReader::with_limit(MAX_MESSAGE_BYTES),
             events: 0,
+            requests: Vec::new(),
+            queued: 0,
         })),
         _ => State::WrongType(content_type.map(shown_content_type)),
     }
@@ -374,7 +396,13 @@ fn sse_step(
 ) -> Option<Classification> {
     for event in sse.reader.feed(chunk) {
         sse.events = sse.events.saturating_add(1);
-        if let Some(decision) = sse_event(&event, sse.events, request_id) {
+        let decision = sse_event(&event, sse.events, request_id, &mut |request| {
+            if sse.queued < MAX_SERVER_REQUESTS {
+                sse.queued += 1;
+                sse.requests.push(request);
+            }
+        });
+        if let Some(decision) = decision {
             return Some(Classification {
                 status: Some(status),
                 ..decision
@@ -386,8 +414,14 @@ fn sse_step(
         .then(|| too_large(status, "an SSE event"))
 }
 
-/// One dispatched event: `None` to skip it, or the decision it makes.
-fn sse_event(event: &SseEvent, number: usize, request_id: &Value) -> Option<Classification> {
+/// One dispatched event: `None` to skip it, or the decision it makes. A request from the
+/// server goes to `request`.
+fn sse_event(
+    event: &SseEvent,
+    number: usize,
+    request_id: &Value,
+    request: &mut dyn FnMut(Value),
+) -> Option<Classification> {
     // Priming events (2025-11-25) carry only an id and empty data.
     if event.data.is_empty() {
         return None;
@@ -401,6 +435,9 @@ fn sse_event(event: &SseEvent, number: usize, request_id: &Value) -> Option<Clas
     };
     // Requests and notifications on the stream come before the response; they do not decide.
     if message.get("method").is_some() {
+        if message.get("id").is_some() {
+            request(message);
+        }
         return None;
     }
     let decision = classify_message(&message, request_id);

@@ -222,6 +222,11 @@
 //! | 2025 | a resuming GET: no sooner than the stream's `retry` | `resume-waits-retry` | must |
 //! | 2025 | after giving up on an unanswered `tools/call`: `notifications/cancelled` naming it | `cancel-after-timeout` | should |
 //! | 2025 | never a `notifications/cancelled` for `initialize` | `no-cancel-initialize` | must |
+//! | 2025 | to a `ping` on a `tools/call` stream: an empty result with its id, before the result | `ping-answered` | must |
+//! | 2025 | to an `elicitation/create` in an undeclared mode: error -32602 with its id | `elicitation-answered` | must |
+//! | 2025 | to a `roots/list` without `roots`: error -32601 with its id | `roots-answered` | should |
+//! | 2025 | to a `sampling/createMessage` without `sampling`: an error with its id | `sampling-answered` | should |
+//! | 2026-07-28 | no JSON-RPC response, even to a request on the stream | `no-modern-response` | must |
 //! | 2026-07-28 | after giving up on a stalled response stream: close it | `timeout-closes-stream` | should |
 //! | all | each `tools/call` after the first in a call: a new `id` | `new-request-id` | must |
 //! | 2026-07-28 | after `input_required`: `requestState` echoed exactly (or none) | `mrtr-request-state` | must |

@@ -72,6 +72,18 @@ fn render_exchange(out: &mut String, e: &Exchange) {
             e.reply.dropped
         );
     }
+    for waited in &e.reply.awaited {
+        let how = if waited.answered {
+            "answered"
+        } else {
+            "no answer: went on without it"
+        };
+        let _ = writeln!(
+            out,
+            "    (waited for the answer to request {}: {how})",
+            waited.id
+        );
+    }
 }
 
 /// Where a note on bytes not kept sends the reader.

@@ -13,7 +13,7 @@ mod script;
 
 pub use limits::Limits;
 pub use placeholder::Placeholders;
-pub use record::{Answerer, Ended, Exchange, Sent};
+pub use record::{Answerer, Awaited, Ended, Exchange, Sent};
 
 use crate::case::{Call, CaseFile, Target};
 use http::{HttpMethod, Request, RequestReadError, read_request};

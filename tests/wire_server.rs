@@ -371,6 +371,68 @@ fn sse_event_gap_separates_the_events_by_at_least_the_gap() {
     );
 }
 
+/// A reply that asks `ping` (id 7) and waits up to `wait_ms` for its answer, then the result.
+fn ping_then_result(wait_ms: u64) -> String {
+    format!(
+        "[[call.reply]]\nstatus = 200\n\
+         [[call.reply.event]]\ndata = '{{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"ping\"}}'\n\
+         await_answer_ms = {wait_ms}\n\
+         [[call.reply.event]]\ndata = '{{\"jsonrpc\": \"2.0\", \"id\": \"$id\", \"result\": {{}}}}'\n"
+    )
+}
+
+const PING_EVENT: &str = "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\n";
+
+#[test]
+fn a_request_on_the_stream_holds_the_rest_back_until_its_answer_arrives() {
+    let server = serve(&ping_then_result(60_000));
+    let mut stream = send(
+        server.addr(),
+        &request(&call(json!(1)), "Connection: close\r\n"),
+    );
+    let head_and_ping = SSE_HEAD.to_owned() + &chunk(PING_EVENT);
+    assert_eq!(
+        read_exactly(&mut stream, head_and_ping.len()),
+        head_and_ping
+    );
+    assert_silent(&mut stream);
+    // Another id, or the right id as a string, is no answer.
+    for id in [json!(8), json!("7")] {
+        post(
+            server.addr(),
+            &json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string(),
+        );
+    }
+    assert_silent(&mut stream);
+    let accepted = post(server.addr(), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    assert!(accepted.starts_with("HTTP/1.1 202 "), "{accepted}");
+    let rest = read_until_eof(&mut stream);
+    assert_eq!(
+        rest,
+        chunk("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n") + "0\r\n\r\n"
+    );
+    let record = server.record();
+    let awaited = &record[0].reply.awaited;
+    assert_eq!(awaited.len(), 1);
+    assert_eq!(
+        (awaited[0].id.clone(), awaited[0].answered),
+        (json!(7), true)
+    );
+}
+
+#[test]
+fn an_unanswered_request_holds_the_stream_back_only_for_its_wait() {
+    let server = serve(&ping_then_result(150));
+    let asked = Instant::now();
+    let answer = post(server.addr(), &call(json!(1)));
+    assert!(asked.elapsed() >= Duration::from_millis(150), "the wait");
+    assert!(answer.ends_with(
+        &(chunk("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n") + "0\r\n\r\n")
+    ));
+    let record = server.record();
+    assert!(!record[0].reply.awaited[0].answered);
+}
+
 #[test]
 fn sse_end_close_sends_no_terminating_chunk_then_eof() {
     let server = serve(

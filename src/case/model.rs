@@ -325,6 +325,11 @@ pub struct Event {
     /// a stream that goes on sending, such as progress that never ends.
     #[serde(default)]
     pub repeat: Option<u32>,
+    /// For an event whose `data` is a JSON-RPC request from the server (`ping`,
+    /// `elicitation/create`, ...): after sending it, wait up to this many milliseconds for the
+    /// client to POST its answer (a response with the same id) before the stream goes on.
+    #[serde(default)]
+    pub await_answer_ms: Option<u64>,
 }
 
 /// The most times one event may be sent in a row: with the largest gap that is hours of stream,
@@ -335,5 +340,16 @@ impl Event {
     /// How many times it goes out: `repeat`, once without it.
     pub fn times(&self) -> u32 {
         self.repeat.unwrap_or(1)
+    }
+
+    /// The event's data when it is a JSON-RPC request from the server: an object with a string
+    /// `method` and an `id` (a notification has none).
+    pub fn server_request(&self) -> Option<serde_json::Value> {
+        let message: serde_json::Value = serde_json::from_str(self.data.as_deref()?).ok()?;
+        let is_request = message
+            .get("method")
+            .is_some_and(serde_json::Value::is_string)
+            && message.get("id").is_some();
+        is_request.then_some(message)
     }
 }

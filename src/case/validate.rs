@@ -394,11 +394,31 @@ fn validate_event(event: &mut Event) -> Result<(), Problem> {
         return Err(("repeat".into(), msg));
     }
     if event.times() > 1 && event.id.is_some() {
-        let msg = "an event id names one event: a repeated event cannot have one; drop `id` or                    `repeat`";
+        let msg = "an event id names one event: a repeated event cannot have one; drop `id` or \
+                   `repeat`";
         return Err(("id".into(), msg.into()));
     }
     if let Some(data) = &mut event.data {
         json_text(data).map_err(|msg| ("data".to_owned(), msg))?;
+    }
+    if let Some(wait) = event.await_answer_ms {
+        validate_await(event, wait)?;
+    }
+    Ok(())
+}
+
+/// `await_answer_ms` waits for the answer to one request the server sends: the event's data must
+/// be that request, sent once.
+fn validate_await(event: &Event, wait: u64) -> Result<(), Problem> {
+    bounded("await_answer_ms", wait)?;
+    if event.server_request().is_none() {
+        let msg = "waits for the answer to a request: give `data` a JSON-RPC request with a \
+                   `method` and an `id`, or drop `await_answer_ms`";
+        return Err(("await_answer_ms".into(), msg.into()));
+    }
+    if event.times() > 1 {
+        let msg = "a repeated request would reuse its id: drop `repeat` or `await_answer_ms`";
+        return Err(("await_answer_ms".into(), msg.into()));
     }
     Ok(())
 }

@@ -511,3 +511,186 @@ fn the_runner_waits_only_for_a_call_the_client_gave_up_on() {
         &[scripted(session_call(2), 0, 200, "")]
     ));
 }
+
+/// A reply that sends `request` (JSON) as an SSE event the server waits on, then the result.
+fn asking(request: &str) -> String {
+    format!(
+        "[[call.reply]]\nstatus = 200\n[[call.reply.event]]\ndata = '{request}'\n\
+         await_answer_ms = 100\n[[call.reply.event]]\n\
+         data = '{{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{{\"content\":[]}}}}'\n"
+    )
+}
+
+fn answer(body: Value) -> Exchange {
+    post(body, &[("mcp-protocol-version", "2025-11-25")])
+}
+
+fn initialize_with(capabilities: Value) -> Exchange {
+    post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": capabilities}}),
+        &[],
+    )
+}
+
+/// The verdict of check `name` on a session call answered by `asking(request)`, where the client
+/// declared `capabilities` and then POSTed `after` (the server saw its answer in time unless
+/// `late`).
+fn judged(
+    request: &str,
+    name: &str,
+    capabilities: Value,
+    after: Vec<Exchange>,
+    late: bool,
+) -> Check {
+    let file = case("2025-11-25", &asking(request));
+    let asked: Value = serde_json::from_str(request).unwrap();
+    let mut call = scripted(session_call(2), 0, 200, "");
+    call.reply.awaited = vec![crate::wire::Awaited {
+        id: asked["id"].clone(),
+        answered: !late,
+    }];
+    let all: Vec<Exchange> = [initialize_with(capabilities), call]
+        .into_iter()
+        .chain(after)
+        .collect();
+    let checks = check_call(&file, 0, &all);
+    verdict(&checks, name).cloned().expect("the check applies")
+}
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+
+#[test]
+fn a_ping_on_the_stream_gets_an_empty_result_with_its_own_id_in_time() {
+    let ping =
+        |after: Vec<Exchange>, late: bool| judged(PING, "ping-answered", json!({}), after, late);
+    let good = || answer(json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+    assert!(ping(vec![good()], false).passed);
+    let none = ping(vec![], false);
+    assert!(
+        !none.passed
+            && none
+                .detail
+                .contains("no answer to the server's ping (id 7)"),
+        "{none:?}"
+    );
+    let string_id = ping(
+        vec![answer(json!({"jsonrpc": "2.0", "id": "7", "result": {}}))],
+        false,
+    );
+    assert!(
+        string_id
+            .detail
+            .contains("answered id \"7\" (a string), not the id 7"),
+        "{string_id:?}"
+    );
+    let error = ping(
+        vec![answer(
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "x"}}),
+        )],
+        false,
+    );
+    assert!(
+        error
+            .detail
+            .contains("answered ping with error -32601, not an empty result"),
+        "{error:?}"
+    );
+    let full = ping(
+        vec![answer(
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"ok": true}}),
+        )],
+        false,
+    );
+    assert!(!full.passed, "{full:?}");
+    let late = ping(vec![good()], true);
+    assert!(
+        late.detail
+            .contains("only after the server gave up waiting"),
+        "{late:?}"
+    );
+}
+
+#[test]
+fn undeclared_elicitation_roots_and_sampling_get_the_errors_the_spec_names() {
+    let elicit =
+        r#"{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{"mode":"url"}}"#;
+    let error = |id: Value, code: i64| {
+        answer(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "x"}}))
+    };
+    let check = |caps: Value, code: i64| {
+        judged(
+            elicit,
+            "elicitation-answered",
+            caps,
+            vec![error(json!("e"), code)],
+            false,
+        )
+    };
+    assert!(check(json!({}), -32602).passed);
+    let wrong = check(json!({}), -32601);
+    assert!(
+        wrong
+            .detail
+            .contains("with error -32601, not an error with code -32602"),
+        "{wrong:?}"
+    );
+    assert!(
+        !check(json!({"elicitation": {}}), -32601).passed,
+        "{{}} declares form mode only"
+    );
+    assert!(check(json!({"elicitation": {"url": {}}}), -32601).passed);
+
+    let roots = r#"{"jsonrpc":"2.0","id":8,"method":"roots/list"}"#;
+    let roots_check = |caps: Value, code: i64| {
+        judged(
+            roots,
+            "roots-answered",
+            caps,
+            vec![error(json!(8), code)],
+            false,
+        )
+    };
+    assert!(roots_check(json!({}), -32601).passed);
+    assert!(!roots_check(json!({}), -32603).passed);
+    assert!(roots_check(json!({"roots": {}}), -32603).passed);
+    assert_eq!(roots_check(json!({}), -32601).grade, Grade::Should);
+
+    let sampling = r#"{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{}}"#;
+    let empty = answer(json!({"jsonrpc": "2.0", "id": "s", "result": {}}));
+    let taken = judged(sampling, "sampling-answered", json!({}), vec![empty], false);
+    assert!(
+        taken.detail.contains("with a result {}, not an error"),
+        "{taken:?}"
+    );
+    assert!(
+        judged(
+            sampling,
+            "sampling-answered",
+            json!({}),
+            vec![error(json!("s"), -1)],
+            false
+        )
+        .passed
+    );
+}
+
+#[test]
+fn a_modern_client_posts_no_response_to_a_request_on_the_stream() {
+    let file = case("2026-07-28", &asking(PING));
+    let call = scripted(modern_call(1), 0, 200, "");
+    let judge = |after: Vec<Exchange>| {
+        let all: Vec<Exchange> = std::iter::once(call.clone()).chain(after).collect();
+        verdict(&check_call(&file, 0, &all), "no-modern-response")
+            .cloned()
+            .unwrap()
+    };
+    assert!(judge(vec![]).passed);
+    let answered = judge(vec![answer(
+        json!({"jsonrpc": "2.0", "id": 7, "result": {}}),
+    )]);
+    assert!(
+        !answered.passed && answered.detail.contains("must not send"),
+        "{answered:?}"
+    );
+}

@@ -662,3 +662,33 @@ mod captures {
         assert_eq!(classified(&tab).outcome, ToolSuccess);
     }
 }
+
+#[test]
+fn requests_on_a_stream_are_queued_once_for_the_client_and_do_not_decide() {
+    let mut classifier = Classifier::new(json!(1), 200, Some("text/event-stream"));
+    let ping = "data: {\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}\n\n";
+    let note = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n";
+    assert!(
+        classifier
+            .feed(format!("{ping}{note}").as_bytes())
+            .is_none()
+    );
+    let taken = classifier.take_server_requests();
+    assert_eq!(
+        taken,
+        vec![json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})]
+    );
+    assert!(classifier.take_server_requests().is_empty(), "taken once");
+    for _ in 0..MAX_SERVER_REQUESTS + 10 {
+        classifier.feed(ping.as_bytes());
+    }
+    assert_eq!(
+        classifier.take_server_requests().len(),
+        MAX_SERVER_REQUESTS - 1
+    );
+    let result = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n";
+    assert_eq!(
+        classifier.feed(result.as_bytes()).map(|c| c.outcome),
+        Some(ToolSuccess)
+    );
+}

@@ -77,6 +77,20 @@ pub struct Sent {
     /// The session id an `initialize` answer minted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The requests this reply sent whose answers it waited for (an event's `await_answer_ms`),
+    /// in the order it sent them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub awaited: Vec<Awaited>,
+}
+
+/// A request the server sent inside a reply, and whether the client's answer came while the
+/// server waited for it (before the stream went on).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Awaited {
+    /// The request's id.
+    pub id: Value,
+    /// Whether a POSTed response with that id arrived within the wait.
+    pub answered: bool,
 }
 
 /// Who answered a request; its word (`script`, `resume`, `prelude`, `error`) is what the
@@ -273,6 +287,19 @@ impl Record {
         self.weight += exchange.weight();
         self.exchanges.push(exchange);
         self.first + self.exchanges.len() - 1
+    }
+
+    /// Whether a POST so far carried a JSON-RPC response (a `result` or an `error`) with `id`
+    /// (the same JSON value: `7` and `"7"` differ).
+    pub fn answered(&self, id: &Value) -> bool {
+        self.exchanges.iter().any(|e| {
+            e.http_method == "POST"
+                && e.jsonrpc_method.is_none()
+                && serde_json::from_str::<Value>(&e.body).is_ok_and(|m| {
+                    m.get("id") == Some(id)
+                        && (m.get("result").is_some() || m.get("error").is_some())
+                })
+        })
     }
 
     /// Exchange number `number`, unless it has been forgotten.

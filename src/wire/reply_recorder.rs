@@ -1,8 +1,10 @@
 //! Records the reply the server writes into the exchange it answers, as it writes it, so that
 //! a response that stalls or is cut still shows what went out.
 
-use super::record::{Answerer, Ended, Recorder};
+use super::record::{Answerer, Awaited, Ended, Recorder};
+use serde_json::Value;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Records one reply: a handle on one exchange of the shared record, for whoever writes the
 /// answer to it.
@@ -49,5 +51,27 @@ impl ReplyRecorder {
         let at = self.recorder.elapsed_ms();
         self.recorder
             .update(|r| r.reply(self.number, |reply| reply.client_closed_ms = Some(at)));
+    }
+
+    /// Waits up to `within` for the client to POST its answer to the request with `id` that
+    /// this reply sent; notes and returns whether it came.
+    pub async fn await_answer(&self, id: &Value, within: Duration) -> bool {
+        // Subscribed before the first look, so that an answer between the two is not missed.
+        let mut changes = self.recorder.subscribe();
+        let arrived = async {
+            while !self.recorder.read(|r| r.answered(id)) {
+                if changes.changed().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+        };
+        let answered = tokio::time::timeout(within, arrived).await.is_ok();
+        let awaited = Awaited {
+            id: id.clone(),
+            answered,
+        };
+        self.recorder
+            .update(|r| r.reply(self.number, |reply| reply.awaited.push(awaited)));
+        answered
     }
 }

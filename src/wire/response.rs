@@ -25,6 +25,19 @@ pub struct Response {
     pub delay: Duration,
     /// Wait between SSE events.
     pub event_gap: Duration,
+    /// Requests among the SSE events whose answers the server waits for before the next event.
+    pub awaits: Vec<Await>,
+}
+
+/// A wait for the client's answer to a request the server sent as an SSE event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Await {
+    /// The event (0-based, in the order sent) that carries the request.
+    pub after: usize,
+    /// The request's id.
+    pub id: serde_json::Value,
+    /// The longest wait.
+    pub within: Duration,
 }
 
 /// A response body.
@@ -132,6 +145,9 @@ async fn send_events<W: AsyncWriteExt + Unpin>(
     mut budget: usize,
 ) -> std::io::Result<Ending> {
     for (k, event) in events.iter().enumerate() {
+        if k > 0 {
+            await_answers(reply, response, k - 1).await;
+        }
         if k > 0 && !response.event_gap.is_zero() {
             tokio::time::sleep(response.event_gap).await;
         }
@@ -145,6 +161,14 @@ async fn send_events<W: AsyncWriteExt + Unpin>(
         write(out, reply, &chunk).await?;
     }
     Ok(conclude(reply, response, true, budget, &mut Vec::new()))
+}
+
+/// Waits for the answers to the requests event `sent` carried, if any, before the stream goes on
+/// (a request that is the last event has nothing after it to hold back).
+async fn await_answers(reply: &ReplyRecorder, response: &Response, sent: usize) {
+    for wait in response.awaits.iter().filter(|w| w.after == sent) {
+        reply.await_answer(&wait.id, wait.within).await;
+    }
 }
 
 /// Decides how the exchange ends once `last` (the final bytes) is written: records it, adds

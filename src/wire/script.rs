@@ -2,7 +2,7 @@
 
 use super::date;
 use super::placeholder::Placeholders;
-use super::response::{Body, Response};
+use super::response::{Await, Body, Response};
 use crate::case::{Event, Reply};
 use std::time::{Duration, SystemTime};
 
@@ -29,7 +29,27 @@ pub fn response(reply: &Reply, placeholders: &Placeholders) -> Response {
         cut_after: reply.cut_after,
         delay: Duration::from_millis(reply.delay_ms),
         event_gap: Duration::from_millis(reply.event_gap_ms),
+        awaits: awaits(reply),
     }
+}
+
+/// The server requests among the reply's events whose answers it waits for, by the position of
+/// the event that sends each (repeats counted).
+fn awaits(reply: &Reply) -> Vec<Await> {
+    let mut sent: usize = 0;
+    let mut awaits = Vec::new();
+    for event in &reply.event {
+        sent = sent.saturating_add(event.times() as usize);
+        let (Some(ms), Some(request)) = (event.await_answer_ms, event.server_request()) else {
+            continue;
+        };
+        awaits.push(Await {
+            after: sent - 1,
+            id: request["id"].clone(),
+            within: Duration::from_millis(ms),
+        });
+    }
+    awaits
 }
 
 fn body(reply: &Reply, placeholders: &Placeholders) -> (Body, Option<&'static str>) {
@@ -168,6 +188,31 @@ mod tests {
             render_event(&progress, &placeholders()),
             b"id: e1\n: progress not sent: the request has no progressToken\n\n"
         );
+    }
+
+    #[test]
+    fn a_request_that_awaits_its_answer_is_found_by_its_position_among_the_events() {
+        let ping = Event {
+            data: Some(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#.into()),
+            await_answer_ms: Some(250),
+            ..Default::default()
+        };
+        let progress = Event {
+            comment: Some("x".into()),
+            repeat: Some(3),
+            ..Default::default()
+        };
+        let reply = Reply {
+            status: Some(200),
+            event: vec![progress, ping],
+            ..Default::default()
+        };
+        let want = Await {
+            after: 3,
+            id: json!("p"),
+            within: Duration::from_millis(250),
+        };
+        assert_eq!(response(&reply, &placeholders()).awaits, vec![want]);
     }
 
     #[test]

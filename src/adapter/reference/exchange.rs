@@ -1,5 +1,6 @@
 //! One request and its classified response, under the call's deadline.
 
+use super::server_requests::{Respond, respond};
 use crate::classify::{BodyEnd, Classification, Classifier};
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use reqwest::{RequestBuilder, Response};
@@ -72,20 +73,33 @@ impl Reply {
     }
 }
 
-/// Sends `request` and classifies its response as the answer to the request with `id`.
-pub(super) async fn exchange(request: RequestBuilder, id: &Value, deadline: &Deadline) -> Reply {
+/// Sends `request` and classifies its response as the answer to the request with `id`; the
+/// server's requests on its stream are answered through `answers`.
+pub(super) async fn exchange(
+    request: RequestBuilder,
+    id: &Value,
+    deadline: &Deadline,
+    answers: Respond<'_>,
+) -> Reply {
     match timeout_at(deadline.at, request.send()).await {
         Err(_elapsed) => Reply::headless(id, deadline.headless_timeout("response head")),
         Ok(Err(err)) => Reply::headless(id, send_failure(err)),
-        Ok(Ok(response)) => read(response, id, deadline).await,
+        Ok(Ok(response)) => read(response, id, deadline, answers).await,
     }
 }
 
 /// Reads a response until the classifier decides, the body ends or the deadline passes.
 ///
 /// Returns as soon as the classifier decides: an SSE server may keep the stream open after the
-/// response, and waiting for it to close would turn a success into a timeout.
-pub(super) async fn read(mut response: Response, id: &Value, deadline: &Deadline) -> Reply {
+/// response, and waiting for it to close would turn a success into a timeout. A request the
+/// server sends on the stream is answered as soon as it is read (a server may hold the
+/// response back until then), through `answers`.
+pub(super) async fn read(
+    mut response: Response,
+    id: &Value,
+    deadline: &Deadline,
+    answers: Respond<'_>,
+) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
@@ -100,6 +114,7 @@ pub(super) async fn read(mut response: Response, id: &Value, deadline: &Deadline
             Ok(Ok(Some(chunk))) => {
                 body.extend_from_slice(&chunk);
                 classifier.feed(&chunk);
+                respond(answers, classifier.take_server_requests(), deadline).await;
             }
             Ok(Ok(None)) => break classifier.finish(BodyEnd::Complete),
             Ok(Err(err)) => break read_failure(classifier.finish(BodyEnd::Cut), err),

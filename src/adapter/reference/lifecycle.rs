@@ -61,7 +61,7 @@ impl Run<'_> {
             .post(&body)
             .header(wire::PROTOCOL_VERSION, MODERN_VERSION)
             .header(wire::METHOD, "tools/list");
-        let _ = exchange(request, &id, &self.deadline).await;
+        let _ = exchange(request, &id, &self.deadline, None).await;
     }
 
     /// The session era: the handshake, then the call; a 404 to the call inside the session

@@ -52,7 +52,9 @@ impl Run<'_> {
                 .get(&self.ctx.endpoint)
                 .header(ACCEPT, "text/event-stream")
                 .header("Last-Event-ID", last.as_str());
-            let resumed = exchange(self.in_session(get, session), id, &self.deadline).await;
+            let answers = |body: &Value| self.in_session(self.post(body), session);
+            let get = self.in_session(get, session);
+            let resumed = exchange(get, id, &self.deadline, Some(&answers)).await;
             if !carries_on(&resumed) {
                 let note = format!(
                     "resuming after event {last:?} failed ({})",

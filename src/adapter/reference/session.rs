@@ -33,7 +33,7 @@ impl Run<'_> {
     async fn initialize(&mut self, version: &str) -> Result<Session, Classification> {
         let id = self.next_id();
         let request = wire::initialize(&id, version);
-        let reply = exchange(self.post(&request), &id, &self.deadline).await;
+        let reply = exchange(self.post(&request), &id, &self.deadline, None).await;
         if !is_result(reply.classification.outcome) {
             return Err(reply.classification);
         }
@@ -60,7 +60,7 @@ impl Run<'_> {
             return Ok(());
         }
         // A notification has no id: the classifier reads the error status and any error body.
-        let failure = read(response, &Value::Null, &self.deadline).await;
+        let failure = read(response, &Value::Null, &self.deadline, None).await;
         Err(prefixed(
             failure.classification,
             "notifications/initialized",
