@@ -37,6 +37,10 @@ pub struct CallContext {
     /// The tool's annotations as `tools/list` advertises them (`{"readOnlyHint": true}`), a
     /// JSON object, empty when the tool has none. A client's retry policy may rest on them.
     pub annotations: Value,
+    /// Whether to list the tools (`tools/list`, the client's usual way) before the call, as an
+    /// application does to learn a tool's schemas: true when the tool has an output schema, so
+    /// that a client that validates `structuredContent` against it knows it.
+    pub list_tools: bool,
 }
 
 impl CallContext {
@@ -49,7 +53,14 @@ impl CallContext {
             protocol_version: crate::era::DEFAULT_VERSION.to_owned(),
             timeout: Duration::from_millis(crate::case::model::DEFAULT_TIMEOUT_MS),
             annotations: Value::Object(Default::default()),
+            list_tools: false,
         }
+    }
+
+    /// Asks the client to list the tools before the call (see [`CallContext::list_tools`]).
+    pub fn with_list_tools(mut self, list_tools: bool) -> Self {
+        self.list_tools = list_tools;
+        self
     }
 
     /// Sets the tool annotations (a JSON object).

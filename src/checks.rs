@@ -200,7 +200,12 @@ impl<'a> Requests<'a> {
             }
             let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
             let method = exchange.jsonrpc_method.as_deref();
-            let what = method.unwrap_or(exchange.http_method.as_str());
+            let is_response = message.get("result").is_some() || message.get("error").is_some();
+            let what = match method {
+                Some(method) => method,
+                None if is_response => "response",
+                None => exchange.http_method.as_str(),
+            };
             list.push(Request {
                 label: format!("request {} ({what})", list.len() + 1),
                 exchange,

@@ -347,6 +347,7 @@ pub fn call_context(
         .with_protocol_version(version)
         .with_timeout(timeout)
         .with_annotations(annotations)
+        .with_list_tools(case.file.tool.output_schema.is_some())
 }
 
 /// Turns a panic inside the adapter's future into an error, so that a crashing in-process

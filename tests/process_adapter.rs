@@ -369,7 +369,16 @@ fn the_call_comes_as_the_last_argument_and_in_the_environment_without_a_shell() 
     assert_eq!(env["MCP_ERROR_LAYERS_ARGUMENTS"], r#"{"city":"Zürich"}"#);
     assert_eq!(env["MCP_ERROR_LAYERS_PROTOCOL_VERSION"], "2026-07-28");
     assert_eq!(env["MCP_ERROR_LAYERS_TIMEOUT_MS"], "1500");
+    assert_eq!(env["MCP_ERROR_LAYERS_LIST_TOOLS"], "0");
     assert!(env.get("MCP_ERROR_LAYERS_MODE").is_none());
+    // A tool with an output schema: the adapter is asked to list the tools first.
+    let with_schema = ONE_CALL.replace(
+        "[[call]]",
+        "[tool.output_schema]\ntype = \"object\"\n\n[[call]]",
+    );
+    let record = run(&program, &with_schema);
+    let given: Value = serde_json::from_str(&observed_detail(&record.calls[0])).unwrap();
+    assert_eq!(given["env"]["MCP_ERROR_LAYERS_LIST_TOOLS"], "1");
     assert_eq!(given["stdin_empty"], true);
     assert_eq!(given["group_leader"], true);
 }

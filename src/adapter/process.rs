@@ -45,6 +45,9 @@ pub const ENV_PROTOCOL_VERSION: &str = "MCP_ERROR_LAYERS_PROTOCOL_VERSION";
 pub const ENV_TIMEOUT_MS: &str = "MCP_ERROR_LAYERS_TIMEOUT_MS";
 /// The tool's annotations as a JSON object text (one-shot mode; `{}` when none).
 pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
+/// `1` when the client should list the tools before the call (the tool has an output schema),
+/// `0` otherwise (one-shot mode; see [`CallContext::list_tools`]).
+pub const ENV_LIST_TOOLS: &str = "MCP_ERROR_LAYERS_LIST_TOOLS";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default.
@@ -369,6 +372,7 @@ impl Program {
             .env(ENV_PROTOCOL_VERSION, &call.protocol_version)
             .env(ENV_TIMEOUT_MS, call.timeout.as_millis().to_string())
             .env(ENV_ANNOTATIONS, call.annotations.to_string())
+            .env(ENV_LIST_TOOLS, if call.list_tools { "1" } else { "0" })
             .stdin(Stdio::null());
         command
     }

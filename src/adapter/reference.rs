@@ -11,12 +11,16 @@
 //!   rounds;
 //! - `resume`: resumes a 2025 SSE stream that ended early with GET and `Last-Event-ID`;
 //! - `lifecycle`: a new session after a 404 (2025), another version after -32022, and a
-//!   fallback to `initialize` when a modern request gets a legacy 4xx.
+//!   fallback to `initialize` when a modern request gets a legacy 4xx;
+//! - `output_schema`: lists the tools first when asked and judges a structured result against
+//!   the tool's `outputSchema`;
+//! - `server_requests`: answers what a 2025 server asks on a response stream.
 
 mod body;
 mod exchange;
 mod lifecycle;
 mod mrtr;
+mod output_schema;
 mod resume;
 mod retry;
 mod sent;

@@ -110,6 +110,11 @@ pub struct Tool {
     /// The tool's input JSON Schema, as a TOML table.
     #[serde(default)]
     pub input_schema: Option<toml::Table>,
+    /// The tool's output JSON Schema (`outputSchema` in `tools/list`), as a TOML table whose
+    /// `type` is `"object"`. A case with one asks the client to list the tools before calling
+    /// ([`crate::adapter::CallContext::list_tools`]), as an application does to learn it.
+    #[serde(default)]
+    pub output_schema: Option<toml::Table>,
 }
 
 /// MCP's `ToolAnnotations`: what a case's `[tool] annotations` table may hold. Loading goes
@@ -159,6 +164,7 @@ impl Default for Tool {
             name: default_tool_name(),
             annotations: BTreeMap::new(),
             input_schema: None,
+            output_schema: None,
         }
     }
 }

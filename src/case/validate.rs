@@ -32,6 +32,14 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         let msg = "a tool needs a name; leave out `name` for the default \"synthetic\"";
         return Err(("tool.name".into(), msg.into()));
     }
+    if let Some(schema) = &file.tool.output_schema {
+        let object = schema.get("type").and_then(toml::Value::as_str) == Some("object");
+        if !object {
+            let msg = "an output schema describes `structuredContent`, a JSON object: give it \
+                       `type = \"object\"`";
+            return Err(("tool.output_schema".into(), msg.into()));
+        }
+    }
     if file.call.is_empty() {
         let msg = "a case needs at least one [[call]] table".to_owned();
         return Err(("call".into(), msg));

@@ -5,7 +5,8 @@
 //! (the same JSON value: `7` and `"7"` differ). What the answer must say depends on the method:
 //! - `ping`: "The receiver MUST respond promptly with an empty response" (basic/utilities/ping);
 //! - `elicitation/create` in a mode the client did not declare: "-32602" (MUST,
-//!   client/elicitation, "Error Handling");
+//!   client/elicitation, "Error Handling"); from a client without elicitation at all, -32601
+//!   too (the schema's `MethodNotFoundError`: a capability the client did not declare);
 //! - `roots/list` from a client without roots: "-32601" (SHOULD, client/roots);
 //! - `sampling/createMessage` the client does not take: an error (SHOULD, client/sampling).
 //!
@@ -139,50 +140,60 @@ fn judge(method: &str, asked: &Value, answer: &Value, declared: &Value) -> Resul
                 .pointer("/params/mode")
                 .and_then(Value::as_str)
                 .unwrap_or("form");
-            if elicitation_declared(declared, mode) {
-                return Ok(());
+            match elicitation_modes(declared) {
+                Some(modes) if modes.contains(&mode) => Ok(()),
+                // Elicitation, but not this mode: the elicitation page's -32602.
+                Some(_) => expect_code(
+                    &said,
+                    answer,
+                    &[-32602],
+                    &format!("elicitation/create in {mode} mode (not a declared mode)"),
+                ),
+                // No elicitation at all: a capability not declared is -32601 (the schema's
+                // MethodNotFoundError), and the elicitation page's -32602 reads on it too.
+                None => expect_code(
+                    &said,
+                    answer,
+                    &[-32602, -32601],
+                    &format!("elicitation/create in {mode} mode (no elicitation declared)"),
+                ),
             }
-            expect_code(
-                &said,
-                error_code(answer),
-                Some(-32602),
-                &format!("an elicitation in {mode} mode, which the client did not declare"),
-            )
         }
-        "roots/list" if declared.get("roots").is_none() => expect_code(
-            &said,
-            error_code(answer),
-            Some(-32601),
-            "roots/list, which the client did not declare",
-        ),
+        "roots/list" if declared.get("roots").is_none() => {
+            expect_code(&said, answer, &[-32601], "roots/list (no roots declared)")
+        }
         "sampling/createMessage" if declared.get("sampling").is_none() => expect_code(
             &said,
-            error_code(answer),
-            None,
-            "sampling/createMessage, which the client did not declare",
+            answer,
+            &[],
+            "sampling/createMessage (no sampling declared)",
         ),
         _ => Ok(()),
     }
 }
 
-/// 2025-11-25 client/elicitation: `"elicitation": {}` declares form mode only.
-fn elicitation_declared(declared: &Value, mode: &str) -> bool {
-    match declared.get("elicitation").and_then(Value::as_object) {
-        Some(modes) if modes.is_empty() => mode == "form",
-        Some(modes) => modes.contains_key(mode),
-        None => false,
+/// The elicitation modes the client declared, `None` without the capability. 2025-11-25
+/// client/elicitation: `"elicitation": {}` declares form mode only.
+fn elicitation_modes(declared: &Value) -> Option<Vec<&str>> {
+    let modes = declared.get("elicitation")?.as_object()?;
+    if modes.is_empty() {
+        return Some(vec!["form"]);
     }
+    Some(modes.keys().map(String::as_str).collect())
 }
 
-/// `Ok` when the answer is an error (with `code`, when one is required).
-fn expect_code(said: &str, got: Option<i64>, code: Option<i64>, what: &str) -> Result<(), String> {
-    match (got, code) {
-        (Some(got), Some(code)) if got == code => Ok(()),
-        (Some(_), None) => Ok(()),
-        (_, Some(code)) => Err(format!(
-            "answered {what} with {said}, not an error with code {code}"
-        )),
-        (None, None) => Err(format!("answered {what} with {said}, not an error")),
+/// `Ok` when the answer is an error with one of `codes` (any code when `codes` is empty).
+fn expect_code(said: &str, answer: &Value, codes: &[i64], what: &str) -> Result<(), String> {
+    match error_code(answer) {
+        Some(code) if codes.is_empty() || codes.contains(&code) => Ok(()),
+        _ if codes.is_empty() => Err(format!("answered {what} with {said}, not an error")),
+        _ => {
+            let wanted: Vec<String> = codes.iter().map(i64::to_string).collect();
+            Err(format!(
+                "answered {what} with {said}, not an error with code {}",
+                wanted.join(" or ")
+            ))
+        }
     }
 }
 

@@ -581,7 +581,7 @@ fn a_ping_on_the_stream_gets_an_empty_result_with_its_own_id_in_time() {
     assert!(
         string_id
             .detail
-            .contains("answered id \"7\" (a string), not the id 7"),
+            .contains("request 3 (response) answered id \"7\" (a string), not the id 7"),
         "{string_id:?}"
     );
     let error = ping(
@@ -628,16 +628,19 @@ fn undeclared_elicitation_roots_and_sampling_get_the_errors_the_spec_names() {
         )
     };
     assert!(check(json!({}), -32602).passed);
-    let wrong = check(json!({}), -32601);
     assert!(
-        wrong
-            .detail
-            .contains("with error -32601, not an error with code -32602"),
-        "{wrong:?}"
+        check(json!({}), -32601).passed,
+        "no elicitation at all: method not found"
     );
+    let wrong = check(json!({}), -32600);
+    let want =
+        "(no elicitation declared) with error -32600, not an error with code -32602 or -32601";
+    assert!(wrong.detail.contains(want), "{wrong:?}");
+    let form_only = check(json!({"elicitation": {}}), -32601);
+    let want = "(not a declared mode) with error -32601, not an error with code -32602";
     assert!(
-        !check(json!({"elicitation": {}}), -32601).passed,
-        "{{}} declares form mode only"
+        form_only.detail.contains(want),
+        "{{}} declares form only: {form_only:?}"
     );
     assert!(check(json!({"elicitation": {"url": {}}}), -32601).passed);
 

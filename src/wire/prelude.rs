@@ -108,6 +108,9 @@ pub fn advertised(tool: &Tool) -> Value {
     if !tool.annotations.is_empty() {
         entry["annotations"] = serde_json::to_value(&tool.annotations).unwrap_or(Value::Null);
     }
+    if let Some(schema) = &tool.output_schema {
+        entry["outputSchema"] = serde_json::to_value(schema).unwrap_or(Value::Null);
+    }
     entry
 }
 
@@ -206,6 +209,15 @@ mod tests {
             true
         );
         assert!(listed["result"].get("resultType").is_none());
+        assert!(listed["result"]["tools"][0].get("outputSchema").is_none());
+        let mut schema = toml::Table::new();
+        schema.insert("type".into(), "object".into());
+        tool.output_schema = Some(schema);
+        let listed = body_json(&answer(&req, Some(&msg), &tool, "s"));
+        assert_eq!(
+            listed["result"]["tools"][0]["outputSchema"],
+            json!({"type": "object"})
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //
 // One-shot contract (docs/adapters.md): the endpoint URL is the last argument; the call comes in
 // MCP_ERROR_LAYERS_TOOL, MCP_ERROR_LAYERS_ARGUMENTS, MCP_ERROR_LAYERS_PROTOCOL_VERSION and
-// MCP_ERROR_LAYERS_TIMEOUT_MS. Exactly one JSON line goes to stdout; everything else to stderr.
+// MCP_ERROR_LAYERS_TIMEOUT_MS; with MCP_ERROR_LAYERS_LIST_TOOLS=1 it lists the tools first.
+// Exactly one JSON line goes to stdout; everything else to stderr.
 // With MCP_ERROR_LAYERS_MODE=persistent it announces persistent mode and serves request lines.
 //
 //   adapter.mjs [--max-retries N] <endpoint-url>
@@ -163,7 +164,7 @@ function classify(error, { phase, timeoutMs, reported }) {
 }
 
 function fromError(error, { phase, timeoutMs, reported }) {
-  const where = phase === 'connect' ? 'createMCPClient failed: ' : 'callTool failed: ';
+  const where = { connect: 'createMCPClient failed: ', list: 'listTools failed: ' }[phase] ?? 'callTool failed: ';
   const text = where + describe(error) + withReported(reported, error);
   const c = classify(error, { phase, timeoutMs, reported }) ?? { outcome: 'UNCLASSIFIED_ERROR', status: null, code: null };
   return observation(c.outcome, c.status, c.code, text);
@@ -190,7 +191,7 @@ function observation(outcome, status, code, detail) {
  * Makes one tool call with the SDK and returns an observation object. Keeps no state between
  * calls (persistent mode calls it once per request line).
  */
-export async function observe(endpoint, tool, args, version, timeoutMs) {
+export async function observe(endpoint, tool, args, version, timeoutMs, listTools = false) {
   const reported = [];
   const config = {
     transport: { type: 'http', url: endpoint },
@@ -212,6 +213,11 @@ export async function observe(endpoint, tool, args, version, timeoutMs) {
   try {
     // The case's timeout is for the call; the connect keeps the SDK's defaults.
     client = await createMCPClient(config);
+    if (listTools) {
+      // As an application does to learn the tool's schemas (docs/adapters.md, list_tools).
+      phase = 'list';
+      await client.listTools();
+    }
     phase = 'call';
     const result = await client.callTool({ name: tool, arguments: args, options: { timeout: timeoutMs } });
     obs = fromResult(result);
@@ -260,7 +266,8 @@ async function main() {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new Error('MCP_ERROR_LAYERS_TIMEOUT_MS must be a positive integer');
   }
-  return observe(endpoint, tool, args, version, timeoutMs);
+  const listTools = process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1';
+  return observe(endpoint, tool, args, version, timeoutMs, listTools);
 }
 
 // An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
@@ -276,7 +283,7 @@ function isMain() {
 
 if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
   // Persistent mode (docs/adapters.md): many calls at once, each answer with its request's id.
-  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms)).then(
+  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms, r.list_tools === true)).then(
     () => process.exit(0),
     (error) => {
       console.error(`adapter error: ${describe(error)}`);

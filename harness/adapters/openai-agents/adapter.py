@@ -2,7 +2,8 @@
 
 One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
 MCP_ERROR_LAYERS_TOOL, MCP_ERROR_LAYERS_ARGUMENTS, MCP_ERROR_LAYERS_PROTOCOL_VERSION and
-MCP_ERROR_LAYERS_TIMEOUT_MS. Exactly one JSON line goes to stdout; everything else to stderr.
+MCP_ERROR_LAYERS_TIMEOUT_MS; with MCP_ERROR_LAYERS_LIST_TOOLS=1 it lists the tools first.
+Exactly one JSON line goes to stdout; everything else to stderr.
 Persistent mode (docs/adapters.md) with MCP_ERROR_LAYERS_MODE=persistent.
 
 The adapter drives the SDK's public MCP API only: `MCPServerStreamableHttp(params={"url": ...,
@@ -143,7 +144,7 @@ def from_http_error(error: BaseException, text: str) -> dict[str, Any] | None:
 
 
 def from_error(error: BaseException, phase: str) -> dict[str, Any]:
-    """Observation for an exception the SDK raised (phase is "connect" or "call")."""
+    """Observation for an exception the SDK raised (phase is "connect", "list" or "call")."""
     from agents.exceptions import UserError
     from mcp.shared.exceptions import MCPError
     from mcp_types import REQUEST_TIMEOUT
@@ -151,7 +152,7 @@ def from_error(error: BaseException, phase: str) -> dict[str, Any]:
 
     found = leaves(error) or [error]
     first = found[0]
-    where = "connect failed: " if phase == "connect" else "call_tool failed: "
+    where = {"connect": "connect failed: ", "list": "list_tools failed: "}.get(phase, "call_tool failed: ")
     text = where + describe(first)
     if len(found) > 1:
         text += f" (and {len(found) - 1} more: " + " | ".join(describe(e) for e in found[1:]) + ")"
@@ -194,7 +195,13 @@ def retry_policy(max_retry_attempts: int) -> str:
 
 
 async def observe(
-    endpoint: str, tool: str, args: dict[str, Any], version: str, timeout_ms: int, max_retry_attempts: int
+    endpoint: str,
+    tool: str,
+    args: dict[str, Any],
+    version: str,
+    timeout_ms: int,
+    max_retry_attempts: int,
+    list_tools: bool = False,
 ) -> dict[str, Any]:
     """Makes one tool call with the SDK and returns an observation dict (reusable per call)."""
     from agents.mcp import MCPServerStreamableHttp
@@ -222,6 +229,11 @@ async def observe(
                 # attempt, and retries (max_retry_attempts > 0) take what the SDK makes them take
                 # (the variant's adapter.toml gives the runner room for them).
                 try:
+                    if list_tools:
+                        # As an agent does to learn the tool's schemas (list_tools).
+                        phase = "list"
+                        await server.list_tools()
+                        phase = "call"
                     returned = await server.call_tool(tool, args)
                     result = from_result(returned)
                 except Exception as error:  # noqa: BLE001 - every SDK error is an observation
@@ -267,7 +279,15 @@ def serve(requested_retries: int | None) -> int:
 
     return serving.serve(
         lambda r: asyncio.run(
-            observe(r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"], max_retry_attempts)
+            observe(
+                r["endpoint"],
+                r["tool"],
+                r["arguments"],
+                r["protocol_version"],
+                r["timeout_ms"],
+                max_retry_attempts,
+                r.get("list_tools") is True,
+            )
         )
     )
 
@@ -289,10 +309,11 @@ def main() -> int:
         args = json.loads(os.environ.get("MCP_ERROR_LAYERS_ARGUMENTS", "{}"))
         version = os.environ.get("MCP_ERROR_LAYERS_PROTOCOL_VERSION", "2026-07-28")
         timeout_ms = int(os.environ.get("MCP_ERROR_LAYERS_TIMEOUT_MS", "5000"))
+        list_tools = os.environ.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1"
     except (KeyError, ValueError) as error:
         print(f"adapter error: bad MCP_ERROR_LAYERS_* environment: {error!r}", file=sys.stderr)
         return 2
-    result = asyncio.run(observe(options.endpoint, tool, args, version, timeout_ms, max_retry_attempts))
+    result = asyncio.run(observe(options.endpoint, tool, args, version, timeout_ms, max_retry_attempts, list_tools))
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0

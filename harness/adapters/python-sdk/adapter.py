@@ -2,7 +2,8 @@
 
 One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
 MCP_ERROR_LAYERS_TOOL, MCP_ERROR_LAYERS_ARGUMENTS, MCP_ERROR_LAYERS_PROTOCOL_VERSION and
-MCP_ERROR_LAYERS_TIMEOUT_MS. Exactly one JSON line goes to stdout; everything else to stderr.
+MCP_ERROR_LAYERS_TIMEOUT_MS; with MCP_ERROR_LAYERS_LIST_TOOLS=1 it lists the tools first.
+Exactly one JSON line goes to stdout; everything else to stderr.
 
 The adapter drives the SDK's public client API only: `streamable_http_client` for the transport,
 `ClientSession` on top of it, `discover()` (2026-07-28) or `initialize()` (the 2025 handshake era),
@@ -169,10 +170,10 @@ def timeout_messages(method: str, timeout_s: float | None) -> list[str]:
 
 
 def from_error(error: BaseException, phase: str, method: str, timeout_s: float | None = None) -> dict[str, Any]:
-    """Observation for an exception the SDK raised (phase is "connect" or "call")."""
+    """Observation for an exception the SDK raised (phase is "connect", "list" or "call")."""
     found = leaves(error) or [error]
     first = found[0]
-    where = "connect failed: " if phase == "connect" else "call_tool failed: "
+    where = {"connect": "connect failed: ", "list": "list_tools failed: "}.get(phase, "call_tool failed: ")
     text = where + describe(first)
     if len(found) > 1:
         text += f" (and {len(found) - 1} more: " + " | ".join(describe(e) for e in found[1:]) + ")"
@@ -210,7 +211,9 @@ def from_error(error: BaseException, phase: str, method: str, timeout_s: float |
     return observation("UNCLASSIFIED_ERROR", text)
 
 
-async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, timeout_ms: int) -> dict[str, Any]:
+async def observe(
+    endpoint: str, tool: str, args: dict[str, Any], version: str, timeout_ms: int, list_tools: bool = False
+) -> dict[str, Any]:
     """Makes one tool call with the SDK and returns an observation dict (reusable per call)."""
     timeout_s = timeout_ms / 1000
     if HAS_DISCOVER and version not in MODERN_PROTOCOL_VERSIONS and version not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -248,6 +251,10 @@ async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, 
                             await session.discover()
                         else:
                             await session.initialize()
+                        if list_tools:
+                            # As an application does to learn the tool's schemas (list_tools).
+                            phase, method = "list", "tools/list"
+                            await session.list_tools()
                         phase, method = "call", "tools/call"
                         returned = await session.call_tool(tool, args, **call_options)
                         result = from_result(returned)
@@ -269,7 +276,11 @@ async def observe(endpoint: str, tool: str, args: dict[str, Any], version: str, 
 def serve() -> int:
     """Persistent mode (docs/adapters.md): announce, then serve request lines, many calls at once,
     each with its own `anyio.run` on a thread of its own (serving.py), until stdin closes."""
-    return serving.serve(lambda r: anyio.run(observe, r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"]))
+    return serving.serve(
+        lambda r: anyio.run(
+            observe, r["endpoint"], r["tool"], r["arguments"], r["protocol_version"], r["timeout_ms"], r.get("list_tools") is True
+        )
+    )
 
 
 def main() -> int:
@@ -285,10 +296,11 @@ def main() -> int:
         args = json.loads(os.environ.get("MCP_ERROR_LAYERS_ARGUMENTS", "{}"))
         version = os.environ.get("MCP_ERROR_LAYERS_PROTOCOL_VERSION", "2026-07-28")
         timeout_ms = int(os.environ.get("MCP_ERROR_LAYERS_TIMEOUT_MS", "5000"))
+        list_tools = os.environ.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1"
     except (KeyError, ValueError) as error:
         print(f"adapter error: bad MCP_ERROR_LAYERS_* environment: {error!r}", file=sys.stderr)
         return 2
-    result = anyio.run(observe, endpoint, tool, args, version, timeout_ms)
+    result = anyio.run(observe, endpoint, tool, args, version, timeout_ms, list_tools)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0

@@ -4,7 +4,8 @@
 //
 // One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
 // MCP_ERROR_LAYERS_TOOL, MCP_ERROR_LAYERS_ARGUMENTS, MCP_ERROR_LAYERS_PROTOCOL_VERSION and
-// MCP_ERROR_LAYERS_TIMEOUT_MS. Exactly one JSON line goes to stdout; everything else to stderr.
+// MCP_ERROR_LAYERS_TIMEOUT_MS; with MCP_ERROR_LAYERS_LIST_TOOLS=1 it lists the tools first.
+// Exactly one JSON line goes to stdout; everything else to stderr.
 //
 // The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport,
 // connect, callTool with the SDK's own `timeout` request option) and maps what the SDK surfaces to
@@ -85,7 +86,7 @@ function causeCode(error) {
  * `Client.onerror` before the call ended (transport-level failures are reported there first).
  */
 function fromError(error, { phase, timeoutMs, reported }) {
-  const where = phase === 'connect' ? 'connect (initialize) failed: ' : 'callTool failed: ';
+  const where = { connect: 'connect (initialize) failed: ', list: 'listTools failed: ' }[phase] ?? 'callTool failed: ';
   const text = where + describe(error);
 
   // McpError: the SDK's JSON-RPC error class. The SDK also raises it for its own request timeout
@@ -166,7 +167,7 @@ function observation(outcome, status, code, detail) {
  * @param {string} version   the protocol version the case prefers (see below)
  * @param {number} timeoutMs the SDK request timeout for the call
  */
-export async function observe(endpoint, tool, args, version, timeoutMs) {
+export async function observe(endpoint, tool, args, version, timeoutMs, listTools = false) {
   // The SDK negotiates LATEST_PROTOCOL_VERSION in `initialize` and offers no option to prefer
   // another one, so `version` cannot be honoured beyond what the SDK speaks. The adapter runs the
   // SDK as it is (a 2026-07-28 case is run over a 2025 session): the wire server answers
@@ -186,6 +187,11 @@ export async function observe(endpoint, tool, args, version, timeoutMs) {
     // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
     // request timeout, so that a slow start on a loaded machine is not reported as the call's.
     await client.connect(transport);
+    if (listTools) {
+      // As an application does to learn the tool's schemas (docs/adapters.md, list_tools).
+      phase = 'list';
+      await client.listTools();
+    }
     phase = 'call';
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
     return fromResult(result);
@@ -214,7 +220,8 @@ async function main() {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new Error('MCP_ERROR_LAYERS_TIMEOUT_MS must be a positive integer');
   }
-  return observe(endpoint, tool, args, version, timeoutMs);
+  const listTools = process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1';
+  return observe(endpoint, tool, args, version, timeoutMs, listTools);
 }
 
 // An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
@@ -230,7 +237,7 @@ function isMain() {
 
 if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
   // Persistent mode (docs/adapters.md): many calls at once, each answer with its request's id.
-  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms)).then(
+  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms, r.list_tools === true)).then(
     () => process.exit(0),
     (error) => {
       console.error(`adapter error: ${describe(error)}`);

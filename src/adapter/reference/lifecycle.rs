@@ -1,12 +1,11 @@
 //! Which era and version a call ends up speaking: the dual-era start of a 2026-07-28 call, and
 //! the 2025 session with its expiry.
 
-use super::exchange::exchange;
-use super::{Mode, Run, body, prefixed, wire};
+use super::{Mode, Run, body, prefixed};
 use crate::classify::Classification;
-use crate::era::{HEADER_MISMATCH, MODERN_VERSION, UNSUPPORTED_VERSION, is_legacy_rejection};
+use crate::era::{HEADER_MISMATCH, UNSUPPORTED_VERSION, is_legacy_rejection};
 use crate::outcome::Outcome;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// How many sessions one call may open: the first, and one after it expired.
 const MAX_SESSIONS: u32 = 2;
@@ -16,7 +15,7 @@ impl Run<'_> {
     /// client speaks is answered by speaking it; a 400, 404 or 405 without a recognized modern
     /// error identifies a legacy server, and the call falls back to `initialize`.
     pub(super) async fn modern_call(&mut self) -> Classification {
-        let reply = self.rounds(Mode::Stateless).await;
+        let reply = self.tool_call(Mode::Stateless).await;
         let answer = &reply.classification;
         let status = answer.status.unwrap_or_default();
         if answer.outcome != Outcome::HttpError {
@@ -25,7 +24,7 @@ impl Run<'_> {
         if status == 400 && answer.code == Some(HEADER_MISMATCH) {
             // The tool's schema (and so its headers) may have changed: look again, retry once.
             self.refresh_tools().await;
-            let again = self.rounds(Mode::Stateless).await;
+            let again = self.tool_call(Mode::Stateless).await;
             let note = "HeaderMismatch: tools/list refreshed, the call retried once";
             return prefixed(again.classification, note);
         }
@@ -53,15 +52,7 @@ impl Run<'_> {
     /// A stateless `tools/list`; its answer only matters to a client that builds headers from
     /// the tool's schema, which this one does not, so it is not read.
     async fn refresh_tools(&mut self) {
-        let id = self.next_id();
-        let meta = wire::stateless_meta(&id, self.options.mrtr);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
-                          "params": {"_meta": meta}});
-        let request = self
-            .post(&body)
-            .header(wire::PROTOCOL_VERSION, MODERN_VERSION)
-            .header(wire::METHOD, "tools/list");
-        let _ = exchange(request, &id, &self.deadline, None).await;
+        let _ = self.list_tools(Mode::Stateless).await;
     }
 
     /// The session era: the handshake, then the call; a 404 to the call inside the session
@@ -74,7 +65,7 @@ impl Run<'_> {
                 Ok(session) => session,
                 Err(failure) => return failure,
             };
-            let reply = self.rounds(Mode::Session(&session)).await;
+            let reply = self.tool_call(Mode::Session(&session)).await;
             let answer = &reply.classification;
             let expired = answer.outcome == Outcome::HttpError
                 && answer.status == Some(404)

@@ -2,7 +2,8 @@
 //!
 //! One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
 //! `MCP_ERROR_LAYERS_TOOL`, `MCP_ERROR_LAYERS_ARGUMENTS`, `MCP_ERROR_LAYERS_PROTOCOL_VERSION` and
-//! `MCP_ERROR_LAYERS_TIMEOUT_MS`. Exactly one JSON line goes to stdout; everything else to stderr.
+//! `MCP_ERROR_LAYERS_TIMEOUT_MS`; with `MCP_ERROR_LAYERS_LIST_TOOLS=1` it lists the tools first.
+//! Exactly one JSON line goes to stdout; everything else to stderr.
 //!
 //! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
@@ -20,8 +21,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    JsonObject, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    Implementation, JsonObject, ProtocolVersion,
 };
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
@@ -309,7 +310,11 @@ fn from_reqwest_error(error: &reqwest::Error) -> Option<&'static str> {
 }
 
 fn from_service_error(api: Api, error: &ServiceError) -> Observation {
-    let where_ = &format!("{} failed", api.name());
+    service_error(&format!("{} failed", api.name()), error)
+}
+
+/// What a `ServiceError` says, after `where_` (the call that raised it).
+fn service_error(where_: &str, error: &ServiceError) -> Observation {
     match error {
         ServiceError::McpError(data) => from_jsonrpc_error(where_, data),
         ServiceError::TransportSend(transport) => {
@@ -419,6 +424,7 @@ pub async fn observe(
     args: JsonObject,
     version: &str,
     timeout: Duration,
+    list_tools: bool,
 ) -> Observation {
     let Some(version) = protocol_version(version) else {
         return Observation::Unsupported(format!(
@@ -448,6 +454,12 @@ pub async fn observe(
     };
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
     let call = async {
+        if list_tools {
+            // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
+            if let Err(error) = client.list_all_tools().await {
+                return Ok(service_error("list_all_tools failed", &error));
+            }
+        }
         match api {
             Api::CallTool => client
                 .call_tool(params)
@@ -535,7 +547,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let observation = runtime.block_on(observe(api, &endpoint, &tool, args, &version, timeout));
+    let list_tools = std::env::var("MCP_ERROR_LAYERS_LIST_TOOLS").is_ok_and(|v| v == "1");
+    let observation = runtime.block_on(observe(
+        api, &endpoint, &tool, args, &version, timeout, list_tools,
+    ));
     println!("{}", observation.to_json_line());
     // Do not wait for tasks rmcp may have left behind.
     runtime.shutdown_background();

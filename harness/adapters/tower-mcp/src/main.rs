@@ -2,7 +2,8 @@
 //!
 //! One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
 //! `MCP_ERROR_LAYERS_TOOL`, `MCP_ERROR_LAYERS_ARGUMENTS`, `MCP_ERROR_LAYERS_PROTOCOL_VERSION` and
-//! `MCP_ERROR_LAYERS_TIMEOUT_MS`. Exactly one JSON line goes to stdout; everything else to stderr.
+//! `MCP_ERROR_LAYERS_TIMEOUT_MS`; with `MCP_ERROR_LAYERS_LIST_TOOLS=1` it lists the tools first.
+//! Exactly one JSON line goes to stdout; everything else to stderr.
 //!
 //! The adapter drives tower-mcp's documented client API with its defaults:
 //! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client),
@@ -178,6 +179,7 @@ pub async fn observe(
     args: serde_json::Map<String, Value>,
     version: &str,
     timeout: Duration,
+    list_tools: bool,
 ) -> Observation {
     let discover = version == DISCOVER_VERSION;
     if !discover && !version.starts_with("2025-") {
@@ -213,6 +215,10 @@ pub async fn observe(
         Err(error) => {
             let how = if discover { "discover" } else { "initialize" };
             from_error(&format!("{how} failed"), &error)
+        }
+        // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
+        Ok(()) if list_tools && let Err(error) = client.list_all_tools().await => {
+            from_error("list_all_tools failed", &error)
         }
         Ok(()) => {
             let call = client.call_tool(tool, Value::Object(args));
@@ -294,7 +300,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let observation = runtime.block_on(observe(&endpoint, &tool, args, &version, timeout));
+    let list_tools = std::env::var("MCP_ERROR_LAYERS_LIST_TOOLS").is_ok_and(|v| v == "1");
+    let observation = runtime.block_on(observe(
+        &endpoint, &tool, args, &version, timeout, list_tools,
+    ));
     println!("{}", observation.to_json_line());
     // Do not wait for tasks tower-mcp may have left behind.
     runtime.shutdown_background();
