@@ -133,11 +133,14 @@ fn compile(schema: &Value) -> Result<(Schemas, boon::SchemaIndex), String> {
     compiler.set_default_draft(Draft::V2020_12);
     compiler.use_loader(Box::new(NoLoader));
     let mut schemas = Schemas::new();
+    let unusable = |error| format!("the tool's outputSchema does not compile: {error}");
     compiler
         .add_resource(SCHEMA_LOCATION, schema.clone())
-        .and_then(|()| compiler.compile(SCHEMA_LOCATION, &mut schemas))
-        .map(|index| (schemas, index))
-        .map_err(|error| format!("the tool's outputSchema does not compile: {error}"))
+        .map_err(unusable)?;
+    let index = compiler
+        .compile(SCHEMA_LOCATION, &mut schemas)
+        .map_err(unusable)?;
+    Ok((schemas, index))
 }
 
 /// Refuses every load: a schema from the server may only refer within itself.
