@@ -289,17 +289,25 @@ impl Record {
         self.first + self.exchanges.len() - 1
     }
 
-    /// Whether a POST so far carried a JSON-RPC response (a `result` or an `error`) with `id`
-    /// (the same JSON value: `7` and `"7"` differ).
-    pub fn answered(&self, id: &Value) -> bool {
-        self.exchanges.iter().any(|e| {
+    /// Whether a POST numbered `from` or later carried a JSON-RPC response (a `result` or an
+    /// `error`) with `id` (the same JSON value: `7` and `"7"` differ). `Err` holds the number
+    /// to look from next time: an exchange's body is whole when it is recorded, so each is read
+    /// once however often a waiter looks.
+    pub fn answered_since(&self, id: &Value, from: usize) -> Result<(), usize> {
+        let skip = from.saturating_sub(self.first);
+        let found = self.exchanges.iter().skip(skip).any(|e| {
             e.http_method == "POST"
                 && e.jsonrpc_method.is_none()
                 && serde_json::from_str::<Value>(&e.body).is_ok_and(|m| {
                     m.get("id") == Some(id)
                         && (m.get("result").is_some() || m.get("error").is_some())
                 })
-        })
+        });
+        if found {
+            Ok(())
+        } else {
+            Err(self.first + self.exchanges.len())
+        }
     }
 
     /// Exchange number `number`, unless it has been forgotten.
@@ -422,6 +430,50 @@ mod tests {
         assert_eq!(dropped, 2);
         assert_eq!(cut("abc", 10, &mut dropped), "abc");
         assert_eq!(dropped, 2);
+    }
+
+    fn push_post(record: &mut Record, body: &str) -> usize {
+        let request = Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        };
+        let message: Option<Value> = serde_json::from_str(body).ok();
+        let method = message
+            .as_ref()
+            .and_then(|m| m.get("method"))
+            .and_then(Value::as_str);
+        record.push(Arrival {
+            at_ms: 0,
+            call: 0,
+            request: &request,
+            message: message.as_ref(),
+            jsonrpc_method: method,
+            reply: Sent::default(),
+        })
+    }
+
+    #[test]
+    fn an_answer_is_found_by_its_id_and_each_exchange_read_once() {
+        let mut record = Record::new(Limits::default());
+        let id = serde_json::json!(7);
+        assert_eq!(record.answered_since(&id, 0), Err(0));
+        push_post(&mut record, r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+        push_post(&mut record, r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
+        assert_eq!(
+            record.answered_since(&id, 0),
+            Err(2),
+            "a request and another id"
+        );
+        record.forget(1);
+        let number = push_post(
+            &mut record,
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-1}}"#,
+        );
+        assert_eq!(number, 2);
+        assert_eq!(record.answered_since(&id, 2), Ok(()));
+        assert_eq!(record.answered_since(&id, 3), Err(3), "looked at already");
     }
 
     #[test]

@@ -59,7 +59,9 @@ impl ReplyRecorder {
         // Subscribed before the first look, so that an answer between the two is not missed.
         let mut changes = self.recorder.subscribe();
         let arrived = async {
-            while !self.recorder.read(|r| r.answered(id)) {
+            let mut from = 0;
+            while let Err(next) = self.recorder.read(|r| r.answered_since(id, from)) {
+                from = next;
                 if changes.changed().await.is_err() {
                     std::future::pending::<()>().await;
                 }
