@@ -6,7 +6,7 @@
 //! on purpose well under 150 ms.
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
-use mcp_error_layers::case::{Call, CaseSource, Reply, builtin};
+use mcp_error_layers::case::{Call, CaseFile, CaseSource, Reply, builtin};
 use mcp_error_layers::runner::{RunOptions, run_source_blocking};
 use mcp_error_layers::suite::{default_jobs, run_all};
 use mcp_error_layers::wire::WireServer;
@@ -127,7 +127,7 @@ fn suite_wall(sources: &[CaseSource]) -> (Duration, usize, Duration) {
     let options = RunOptions::default();
     let waits = |s: &CaseSource| {
         s.load()
-            .is_ok_and(|c| c.file.call.iter().any(waits_on_purpose))
+            .is_ok_and(|c| c.file.call.iter().any(waits_on_purpose) || withholds_an_answer(&c.file))
     };
     let quick: Vec<CaseSource> = sources.iter().filter(|s| !waits(s)).cloned().collect();
     let time = |set: &[CaseSource]| {
@@ -155,6 +155,19 @@ fn waits_on_purpose(call: &Call) -> bool {
         || !call.expect.min_gaps_ms.is_empty()
         || retry_field(&call.reply)
         || retry_field(&call.resume)
+}
+
+/// A 2026-07-28 case that sends a request awaiting an answer: a correct client gives none (it
+/// must not send responses), so the server waits the whole `await_answer_ms` on purpose.
+fn withholds_an_answer(file: &CaseFile) -> bool {
+    // The session versions are the 2025 ones; every later version is stateless.
+    let modern = !file.protocol_version.starts_with("2025-");
+    let awaits = |call: &Call| {
+        call.reply
+            .iter()
+            .any(|r| r.event.iter().any(|e| e.await_answer_ms.is_some()))
+    };
+    modern && file.call.iter().any(awaits)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

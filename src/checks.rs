@@ -171,9 +171,9 @@ impl Request<'_> {
         self.message.get("id")
     }
 
-    /// Whether it is a request (it has an id) rather than a notification.
+    /// Whether it is a request (a method and an id) rather than a notification or a response.
     fn expects_answer(&self) -> bool {
-        self.id().is_some()
+        self.id().is_some() && self.method().is_some()
     }
 }
 
