@@ -289,6 +289,12 @@ impl Record {
         self.first + self.exchanges.len() - 1
     }
 
+    /// The number the next exchange will get: where a reader that wants only what comes next
+    /// starts ([`Record::answered_since`]).
+    pub fn next_number(&self) -> usize {
+        self.first + self.exchanges.len()
+    }
+
     /// Whether a POST numbered `from` or later carried a JSON-RPC response (a `result` or an
     /// `error`) with `id` (the same JSON value: `7` and `"7"` differ). `Err` holds the number
     /// to look from next time: an exchange's body is whole when it is recorded, so each is read
@@ -306,7 +312,7 @@ impl Record {
         if found {
             Ok(())
         } else {
-            Err(self.first + self.exchanges.len())
+            Err(self.next_number())
         }
     }
 

@@ -53,13 +53,19 @@ impl ReplyRecorder {
             .update(|r| r.reply(self.number, |reply| reply.client_closed_ms = Some(at)));
     }
 
+    /// Where the exchanges that arrive from now on begin: taken before a request goes out, it
+    /// tells the answer to that request from an answer to an earlier one with the same id.
+    pub fn mark(&self) -> usize {
+        self.recorder.read(|r| r.next_number())
+    }
+
     /// Waits up to `within` for the client to POST its answer to the request with `id` that
-    /// this reply sent; notes and returns whether it came.
-    pub async fn await_answer(&self, id: &Value, within: Duration) -> bool {
+    /// this reply sent, among the exchanges from `mark` on; notes and returns whether it came.
+    pub async fn await_answer(&self, id: &Value, within: Duration, mark: usize) -> bool {
         // Subscribed before the first look, so that an answer between the two is not missed.
         let mut changes = self.recorder.subscribe();
         let arrived = async {
-            let mut from = 0;
+            let mut from = mark;
             while let Err(next) = self.recorder.read(|r| r.answered_since(id, from)) {
                 from = next;
                 if changes.changed().await.is_err() {

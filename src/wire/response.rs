@@ -144,9 +144,14 @@ async fn send_events<W: AsyncWriteExt + Unpin>(
     events: &[Vec<u8>],
     mut budget: usize,
 ) -> std::io::Result<Ending> {
+    // Where the record stood before the last event that asks the client something went out.
+    let mut mark = 0;
     for (k, event) in events.iter().enumerate() {
         if k > 0 {
-            await_answers(reply, response, k - 1).await;
+            await_answers(reply, response, k - 1, mark).await;
+        }
+        if response.awaits.iter().any(|w| w.after == k) {
+            mark = reply.mark();
         }
         if k > 0 && !response.event_gap.is_zero() {
             tokio::time::sleep(response.event_gap).await;
@@ -164,10 +169,11 @@ async fn send_events<W: AsyncWriteExt + Unpin>(
 }
 
 /// Waits for the answers to the requests event `sent` carried, if any, before the stream goes on
-/// (a request that is the last event has nothing after it to hold back).
-async fn await_answers(reply: &ReplyRecorder, response: &Response, sent: usize) {
+/// (a request that is the last event has nothing after it to hold back); only exchanges from
+/// `mark` on, taken before that event went out, can hold an answer to it.
+async fn await_answers(reply: &ReplyRecorder, response: &Response, sent: usize, mark: usize) {
     for wait in response.awaits.iter().filter(|w| w.after == sent) {
-        reply.await_answer(&wait.id, wait.within).await;
+        reply.await_answer(&wait.id, wait.within, mark).await;
     }
 }
 
