@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 91 tests
-//! test [must]   accepted/empty-200                           ... FAILED
+//! running 101 tests
+//! test [must]   accepted/empty-200                             ... FAILED
 //! …
-//! test [must]   jsonrpc/invalid-params                       ... ok
+//! test [must]   jsonrpc/invalid-params                         ... ok
 //! …
-//! test [must]   sse/final-result                             ... FAILED
+//! test [must]   sse/final-result                               ... FAILED
 //! …
-//! test result: FAILED. 47 passed; 29 failed; 15 ignored; 0 measured; 0 filtered out; finished in 7.05s
+//! test result: FAILED. 48 passed; 30 failed; 23 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client, 91 cases: 47 passed (22 pass, 0 accepted, 25 warnings), 29 failed (29 fail, 0 hang, 0 adapter-error, 0 stale), 15 unsupported; 0 snapshots changed
+//! mcp-error-layers: my-client, 101 cases: 48 passed (22 pass, 0 accepted, 26 warnings), 30 failed (30 fail, 0 hang, 0 adapter-error, 0 stale), 23 unsupported; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -456,7 +456,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client, 91 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 74 failed (68 fail, 3 hang, 3 adapter-error, 0 stale), 15 unsupported; 0 snapshots changed
+//! mcp-error-layers: careless-client, 101 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 76 failed (70 fail, 3 hang, 3 adapter-error, 0 stale), 23 unsupported; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
