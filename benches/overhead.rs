@@ -54,7 +54,7 @@ fn main() {
         millis(suite)
     );
     println!(
-        "  of which cases that wait on purpose (a timeout, backoff, Retry-After or SSE retry): {waiting}; suite without them: {:>7.1} ms  (target well under 150 ms)",
+        "  of which cases that wait on purpose (a timeout, backoff, Retry-After, SSE retry or an awaited answer): {waiting}; suite without them: {:>7.1} ms  (target well under 150 ms)",
         millis(quick)
     );
 }
