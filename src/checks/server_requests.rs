@@ -22,12 +22,13 @@ use crate::case::Grade;
 use serde_json::Value;
 
 pub(super) fn check(requests: &Requests, tally: &mut Tally) {
-    for call in requests.list.iter() {
-        let Some(reply) = requests.script_reply(call) else {
+    // The request whose scripted reply carried the server's requests (a `tools/call`).
+    for carrier in requests.list.iter() {
+        let Some(reply) = requests.script_reply(carrier) else {
             continue;
         };
         for asked in reply.event.iter().filter_map(|e| e.server_request()) {
-            if call.modern {
+            if carrier.modern {
                 tally.record("no-modern-response", Grade::Must, no_response(requests));
                 continue;
             }
@@ -35,7 +36,7 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
             let Some((name, grade)) = rule(method) else {
                 continue;
             };
-            let result = answered(requests, call, &asked).and_then(|answer| {
+            let result = answered(requests, carrier, &asked).and_then(|answer| {
                 let declared = declared(requests);
                 judge(method, &asked, &answer.message, &declared)
                     .map_err(|why| format!("{} {why}", answer.label))
@@ -63,11 +64,11 @@ fn is_response(request: &Request) -> bool {
         && (request.message.get("result").is_some() || request.message.get("error").is_some())
 }
 
-/// The client's answer to `asked`, POSTed while the server held the stream of `call` back for
-/// it; or why there is none.
+/// The client's answer to `asked`, POSTed while the server held the stream of `carrier` back
+/// for it; or why there is none.
 fn answered<'r>(
     requests: &'r Requests,
-    call: &Request,
+    carrier: &Request,
     asked: &Value,
 ) -> Result<&'r Request<'r>, String> {
     let id = &asked["id"];
@@ -83,7 +84,7 @@ fn answered<'r>(
             None => format!("no answer to the server's {method} (id {id}) was POSTed"),
         });
     };
-    let in_time = call
+    let in_time = carrier
         .exchange
         .reply
         .awaited
