@@ -217,8 +217,12 @@ fn after_header_mismatch(posts: &[&Request], tally: &mut Tally) {
 
 /// The JSON-RPC error code of the answer to `request`, when it was an error body.
 fn error_code(request: &Request) -> Option<i64> {
-    let error = super::sent_json(request.exchange)?;
-    error.pointer("/error/code").and_then(Value::as_i64)
+    code_of(&super::sent_json(request.exchange)?)
+}
+
+/// `error.code` of a JSON-RPC error body, when it is an integer.
+fn code_of(body: &Value) -> Option<i64> {
+    body.pointer("/error/code").and_then(Value::as_i64)
 }
 
 /// After a modern request got a 4xx: retry with a supported version, never fall back on a
@@ -228,10 +232,7 @@ fn after_modern_rejection(request: &Request, next: Option<&Request>, tally: &mut
         return;
     };
     let error = super::sent_json(request.exchange);
-    let code = error
-        .as_ref()
-        .and_then(|e| e.pointer("/error/code"))
-        .and_then(Value::as_i64);
+    let code = error.as_ref().and_then(code_of);
     if is_modern_error(status, code) {
         let supported = supported_versions(error.as_ref(), code);
         tally.record(
