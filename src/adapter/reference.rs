@@ -193,15 +193,13 @@ impl<'a> Run<'a> {
         };
         // A 2025 server may ask the client things on the stream; a 2026-07-28 client answers
         // nothing there (it must not send responses).
-        let in_session = |body: &Value| match mode {
-            Mode::Session(session) => self.in_session(self.post(body), session),
-            Mode::Stateless => self.post(body),
+        let reply = match mode {
+            Mode::Session(session) => {
+                let answers = self.answers_in(session);
+                exchange::exchange(request, &id, &self.deadline, Some(&answers)).await
+            }
+            Mode::Stateless => exchange::exchange(request, &id, &self.deadline, None).await,
         };
-        let answers: server_requests::Respond = match mode {
-            Mode::Session(_) => Some(&in_session),
-            Mode::Stateless => None,
-        };
-        let reply = exchange::exchange(request, &id, &self.deadline, answers).await;
         // What went out, not what was meant to: a request whose connection never came up, or
         // that the deadline stopped before it was written, did not reach the server.
         if sent.went_out() {

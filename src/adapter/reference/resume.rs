@@ -52,7 +52,7 @@ impl Run<'_> {
                 .get(&self.ctx.endpoint)
                 .header(ACCEPT, "text/event-stream")
                 .header("Last-Event-ID", last.as_str());
-            let answers = |body: &Value| self.in_session(self.post(body), session);
+            let answers = self.answers_in(session);
             let get = self.in_session(get, session);
             let resumed = exchange(get, id, &self.deadline, Some(&answers)).await;
             if !carries_on(&resumed) {

@@ -77,6 +77,15 @@ impl Run<'_> {
         let _ = tokio::time::timeout(CANCEL_WITHIN, request.send()).await;
     }
 
+    /// How this client POSTs its answers to what the server asks on a stream in `session`
+    /// (`server_requests`): with the session's headers.
+    pub(super) fn answers_in<'s>(
+        &'s self,
+        session: &'s Session,
+    ) -> impl Fn(&Value) -> reqwest::RequestBuilder + Sync + 's {
+        move |body| self.in_session(self.post(body), session)
+    }
+
     /// Adds the headers every request after `initialize` carries.
     pub(super) fn in_session(
         &self,
