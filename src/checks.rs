@@ -17,6 +17,7 @@ mod server_requests;
 use crate::case::{CaseFile, Grade};
 use crate::era::Era;
 use crate::wire::http::HttpMethod;
+use crate::wire::record::is_response;
 use crate::wire::{Answerer, Exchange};
 use serde::Serialize;
 use serde_json::Value;
@@ -171,6 +172,11 @@ impl Request<'_> {
         self.message.get("id")
     }
 
+    /// Whether it is a POSTed JSON-RPC response (to a request the server sent).
+    fn is_response(&self) -> bool {
+        self.is_post() && is_response(&self.message)
+    }
+
     /// Whether it is a request (a method and an id) rather than a notification or a response.
     fn expects_answer(&self) -> bool {
         self.id().is_some() && self.method().is_some()
@@ -200,10 +206,9 @@ impl<'a> Requests<'a> {
             }
             let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
             let method = exchange.jsonrpc_method.as_deref();
-            let is_response = message.get("result").is_some() || message.get("error").is_some();
             let what = match method {
                 Some(method) => method,
-                None if is_response => "response",
+                None if is_response(&message) => "response",
                 None => exchange.http_method.as_str(),
             };
             list.push(Request {

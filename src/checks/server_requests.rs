@@ -57,13 +57,6 @@ fn rule(method: &str) -> Option<(&'static str, Grade)> {
     }
 }
 
-/// Whether `request` is a JSON-RPC response (a `result` or an `error`, no `method`).
-fn is_response(request: &Request) -> bool {
-    request.is_post()
-        && request.message.get("method").is_none()
-        && (request.message.get("result").is_some() || request.message.get("error").is_some())
-}
-
 /// The client's answer to `asked`, POSTed while the server held the stream of `carrier` back
 /// for it; or why there is none.
 fn answered<'r>(
@@ -73,7 +66,7 @@ fn answered<'r>(
 ) -> Result<&'r Request<'r>, String> {
     let id = &asked["id"];
     let method = asked["method"].as_str().unwrap_or_default();
-    let responses = || requests.list.iter().filter(|r| is_response(r));
+    let responses = || requests.list.iter().filter(|r| r.is_response());
     let Some(answer) = responses().find(|r| r.id() == Some(id)) else {
         return Err(match responses().next() {
             Some(other) => format!(
@@ -224,7 +217,7 @@ fn short(value: &Value) -> String {
 
 /// 2026-07-28: no POST of the call is a JSON-RPC response.
 fn no_response(requests: &Requests) -> Result<(), String> {
-    match requests.list.iter().find(|r| is_response(r)) {
+    match requests.list.iter().find(|r| r.is_response()) {
         Some(answer) => Err(format!(
             "{} is a JSON-RPC response, which a 2026-07-28 client must not send (it answered a \
              request the server must not send on the stream)",

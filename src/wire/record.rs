@@ -304,10 +304,8 @@ impl Record {
         let found = self.exchanges.iter().skip(skip).any(|e| {
             e.http_method == "POST"
                 && e.jsonrpc_method.is_none()
-                && serde_json::from_str::<Value>(&e.body).is_ok_and(|m| {
-                    m.get("id") == Some(id)
-                        && (m.get("result").is_some() || m.get("error").is_some())
-                })
+                && serde_json::from_str::<Value>(&e.body)
+                    .is_ok_and(|m| m.get("id") == Some(id) && is_response(&m))
         });
         if found {
             Ok(())
@@ -359,6 +357,12 @@ impl Record {
     fn room(&self) -> usize {
         self.limits.record_bytes.saturating_sub(self.weight)
     }
+}
+
+/// Whether `message` is a JSON-RPC response: a `result` or an `error`, and no `method`.
+pub(crate) fn is_response(message: &Value) -> bool {
+    message.get("method").is_none()
+        && (message.get("result").is_some() || message.get("error").is_some())
 }
 
 /// The start of `text` of at most `most` bytes, cut at a character boundary; what it leaves
