@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[cfg(unix)]
 pub mod process;
@@ -146,6 +146,23 @@ pub trait Driver: Send + Sync {
         None
     }
 
+    /// The process that serves the call, when the call is that process's first: a hang then
+    /// says how long after its start it came (`(new process, 2650 ms after its start)`), since
+    /// a slow start shows on a process's first call. `None` (the default): the call runs on
+    /// something that served before, or on no process of its own. Called once per call,
+    /// between `prepare` and `drive`.
+    fn new_process(&self, prepared: &Self::Prepared) -> Option<NewProcess> {
+        let _ = prepared;
+        None
+    }
+
+    /// What the reports say about the adapter besides the run's own settings: the name and
+    /// version it announced, the timeouts of its start. Read after the run. The default says
+    /// nothing.
+    fn info(&self) -> DriverInfo {
+        DriverInfo::default()
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped
@@ -201,6 +218,42 @@ impl StartUp {
         self._held = permit;
         self
     }
+}
+
+/// A persistent adapter process serving its first call (see [`Driver::new_process`]).
+#[derive(Debug, Clone, Copy)]
+pub struct NewProcess {
+    /// When it was spawned.
+    pub started: Instant,
+    /// How long after that it said it was ready (its announcement).
+    pub ready_after: Duration,
+}
+
+impl NewProcess {
+    /// `new process, 2650 ms after its start, ready after 1830 ms`: what a hang on its first
+    /// call adds.
+    pub fn describe(&self) -> String {
+        format!(
+            "new process, {} ms after its start, ready after {} ms",
+            self.started.elapsed().as_millis(),
+            self.ready_after.as_millis()
+        )
+    }
+}
+
+/// What a driver tells the reports about itself (see [`Driver::info`]): every field is
+/// optional, and the run's own settings (a name given on the command line) win over it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DriverInfo {
+    /// The client's name, as the adapter announced it.
+    pub name: Option<String>,
+    /// The client's version, as the adapter announced it.
+    pub version: Option<String>,
+    /// How long a persistent adapter process had to say it was ready.
+    pub announce_timeout: Option<Duration>,
+    /// How long a program started for one call had before its first request.
+    pub start_up_timeout: Option<Duration>,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

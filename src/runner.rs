@@ -1,7 +1,7 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{AdapterLog, CallContext, Driver, StartUp};
+use crate::adapter::{AdapterLog, CallContext, Driver, NewProcess, StartUp};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::observation::AdapterReport;
@@ -187,8 +187,9 @@ struct Clock<'s> {
 /// When a call's deadline started.
 #[derive(Debug, Clone, Copy)]
 enum ClockStart {
-    /// With the drive: the adapter can act at once.
-    AtOnce,
+    /// With the drive: the adapter can act at once; on a process serving its first call, if
+    /// it is one.
+    AtOnce(Option<NewProcess>),
     /// At the adapter's first request to the endpoint, this long after the drive started.
     FirstRequest(Duration),
     /// When the start-up allowance of this length was over, no request having come.
@@ -204,9 +205,9 @@ impl Clock<'_> {
     /// Resolves when the deadline has passed: `deadline` after the adapter's first request, or
     /// after `start_up` (the driver's allowance) if no request came before, or after the start
     /// when the driver needs no start-up.
-    async fn passed(&self, start_up: Option<StartUp>) -> ClockStart {
+    async fn passed(&self, start_up: Option<StartUp>, process: Option<NewProcess>) -> ClockStart {
         let start = match start_up {
-            None => ClockStart::AtOnce,
+            None => ClockStart::AtOnce(process),
             Some(start_up) => {
                 let allowance = start_up.allowance;
                 let acted = self.first_request(allowance).await;
@@ -248,7 +249,10 @@ impl ClockStart {
     fn problem(self, deadline: Duration) -> String {
         let waited = deadline.as_millis();
         match self {
-            ClockStart::AtOnce => format!("no observation within {waited} ms"),
+            ClockStart::AtOnce(None) => format!("no observation within {waited} ms"),
+            ClockStart::AtOnce(Some(process)) => {
+                format!("no observation within {waited} ms ({})", process.describe())
+            }
             ClockStart::FirstRequest(after) => format!(
                 "no observation within {waited} ms of the adapter's first request (which came \
                  {} ms after it was started)",
@@ -278,6 +282,7 @@ async fn drive_call<D: Driver>(
         Err(panic) => return (CallEnd::Panicked(panic), Duration::ZERO),
     };
     let start_up = adapter.start_up(&mut prepared);
+    let process = adapter.new_process(&prepared);
     let started = Instant::now();
     let driven = CatchUnwind(Box::pin(adapter.drive(prepared, context, log)));
     let ended = tokio::select! {
@@ -288,7 +293,7 @@ async fn drive_call<D: Driver>(
             Ok(Err(reason)) => CallEnd::Failed(reason),
             Ok(Ok(report)) => CallEnd::Reported(report),
         },
-        start = clock.passed(start_up) => CallEnd::Hung(start),
+        start = clock.passed(start_up, process) => CallEnd::Hung(start),
     };
     (ended, started.elapsed())
 }

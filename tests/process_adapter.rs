@@ -802,3 +802,120 @@ fn calls_at_once_share_one_process_up_to_its_capacity() {
     pids.dedup();
     assert_eq!(pids.len(), 1, "three at once fit in four slots: {pids:?}");
 }
+
+/// A persistent adapter that takes 2 s to load before it announces, as a client library that
+/// is slow to import does: the runner waits for the announcement before any call's deadline,
+/// so the cancel cases (timeouts of 400 to 500 ms, a 300 ms margin) get their own time, not a
+/// hang for the import.
+#[test]
+fn an_adapter_that_takes_two_seconds_to_start_gets_no_false_hang_on_the_cancel_cases() {
+    let program = ProcessAdapter::new(
+        adapter("slow-start.sh"),
+        ["2".into(), adapter("persistent.py").into_os_string()],
+    );
+    // `cancel/progress-forever` is left out: oneshot.py's client lets each progress event
+    // extend its timeout, and hangs there however fast it starts.
+    let cancel: Vec<CaseSource> = builtin()
+        .into_iter()
+        .filter(|s| s.id.starts_with("cancel/") && s.id != "cancel/progress-forever")
+        .collect();
+    assert_eq!(cancel.len(), 3, "{cancel:?}");
+    let options = RunOptions {
+        deadline_margin: MARGIN,
+        ..RunOptions::default()
+    };
+    let records = run_all(&program, &cancel, &options, cancel.len(), &|_| {});
+    assert_eq!(program.mode(), Mode::Persistent);
+    for record in &records {
+        let timed_out = match &record.calls[0].report {
+            Some(AdapterReport::Observed(observation)) => observation.outcome.as_str(),
+            _ => "no observation",
+        };
+        assert_eq!(timed_out, "TIMEOUT", "{}: {:?}", record.id, record.calls);
+        assert!(
+            record.calls.iter().all(|c| c.verdict != Verdict::Hang),
+            "{}: {:?}",
+            record.id,
+            record.calls
+        );
+    }
+    let logs: String = records
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter_map(|c| c.adapter_log.clone())
+        .collect();
+    let ready = logs
+        .split("announced ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms").next())
+        .and_then(|ms| ms.parse::<u64>().ok());
+    assert!(ready.is_some_and(|ms| ms >= 2000), "{logs}");
+}
+
+/// A hang on a persistent process's first call says that the process was new and when it
+/// started; one on a later call does not.
+#[test]
+fn a_hang_on_a_new_processs_first_call_says_how_long_after_its_start_it_came() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let record = run(
+        &program,
+        &calls(
+            3,
+            &[(0, r#"{"hang": true}"#), (2, r#"{"hang": true}"#)],
+            400,
+        ),
+    );
+    let verdicts: Vec<Verdict> = record.calls.iter().map(|c| c.verdict).collect();
+    assert_eq!(verdicts, [Verdict::Hang, Verdict::Pass, Verdict::Hang]);
+    let first = &record.calls[0].problems[0];
+    assert!(
+        first.starts_with("no observation within 700 ms (new process, ")
+            && first.contains(" ms after its start, ready after "),
+        "{first}"
+    );
+    // The hang retired the first process: the second call started one, and the third is that
+    // one's second call.
+    let later = &record.calls[2].problems[0];
+    assert_eq!(later, "no observation within 700 ms");
+}
+
+/// The announcement may name the client (`"name"`, `"version"`) for reports; a name that is no
+/// short string is a start failure that names the key.
+#[test]
+fn an_announcement_names_the_client_and_a_bad_name_is_refused_naming_the_key() {
+    let (program, _pid_file) = concurrent(
+        "named",
+        r#"{"persistent": 1, "concurrent": 2, "name": "my-sdk", "version": "1.2.3"}"#,
+    );
+    let record = run(&program, &calls(1, &[], 5000));
+    assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+    let info = program.info();
+    assert_eq!(
+        (info.name.as_deref(), info.version.as_deref()),
+        (Some("my-sdk"), Some("1.2.3"))
+    );
+    let long = "x".repeat(201);
+    for (key, value) in [
+        ("name", "5"),
+        ("version", "\"\""),
+        ("name", &format!("\"{long}\"")),
+        ("name", "\"a\\nb\""),
+    ] {
+        let announcement = format!(r#"{{"persistent": 1, "{key}": {value}}}"#);
+        let (program, _pid_file) = concurrent("bad-name", &announcement);
+        let record = run(&program, &calls(1, &[], 5000));
+        assert_eq!(
+            record.verdict,
+            Verdict::Pass,
+            "one process per call: {:?}",
+            record.calls
+        );
+        let Mode::OneShot(reason) = program.mode() else {
+            panic!("{value}: {:?}", program.mode())
+        };
+        assert!(
+            reason.contains(&format!("\"{key}\": ")) && reason.contains("a string of 1 to 200"),
+            "{value}: {reason}"
+        );
+    }
+}

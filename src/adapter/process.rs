@@ -25,7 +25,7 @@ mod oneshot;
 mod output;
 mod persistent;
 
-use crate::adapter::{AdapterLog, CallContext, Driver, StartUp};
+use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, StartUp};
 use crate::observation::AdapterReport;
 use persistent::{Pool, StartFailure, Worker};
 use std::ffi::OsString;
@@ -50,8 +50,11 @@ pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
 pub const ENV_LIST_TOOLS: &str = "MCP_ERROR_LAYERS_LIST_TOOLS";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
-/// How long a program started in persistent mode has to announce it, by default.
-pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a program started in persistent mode has to announce it, by default: as long as
+/// a program started for one call has before its first request ([`DEFAULT_START_UP_TIMEOUT`]).
+/// A program announces once its client library is loaded, so this is its start-up allowance;
+/// one that does not know persistent mode exits or prints something else at once.
+pub const DEFAULT_ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a program started for one call may take before its first request, by default
 /// (see [`ProcessAdapter::with_start_up_timeout`]).
 pub const DEFAULT_START_UP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -295,6 +298,23 @@ impl Driver for ProcessAdapter {
         match self.slot().await {
             Some(slot) => Prepared(slot),
             None => Prepared(self.probe().await),
+        }
+    }
+
+    fn new_process(&self, prepared: &Prepared) -> Option<NewProcess> {
+        match &prepared.0 {
+            Slot::Worker(worker, _) => worker.new_process(),
+            Slot::OneShot { .. } | Slot::Failed(_) => None,
+        }
+    }
+
+    fn info(&self) -> DriverInfo {
+        let identity = self.pool.identity();
+        DriverInfo {
+            name: identity.name,
+            version: identity.version,
+            announce_timeout: Some(self.announce_timeout),
+            start_up_timeout: Some(self.start_up_timeout),
         }
     }
 

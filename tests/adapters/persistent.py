@@ -12,7 +12,8 @@ from oneshot import answer, call_tool, one_shot
 
 
 def serve():
-    # Announce first, before anything slow: the runner waits only so long for this line.
+    # Announce once ready to serve: every call's deadline starts after this line, so whatever
+    # is slow to load (a client library) belongs before it.
     print(json.dumps({"persistent": 1}), flush=True)
     for line in sys.stdin:
         if not line.strip():

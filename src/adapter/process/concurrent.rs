@@ -19,7 +19,7 @@ use super::group::{ExitWatch, ProcessGroup};
 use super::oneshot::OUTPUT_GRACE;
 use super::output::{CHUNK, STDOUT_CAP, is_blank, read_available, report_of, shown, take_line};
 use super::persistent::{Attached, Pipes, request_line};
-use crate::adapter::{AdapterLog, CallContext, LOG_CAP};
+use crate::adapter::{AdapterLog, CallContext, LOG_CAP, NewProcess};
 use crate::observation::AdapterReport;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,6 +53,8 @@ pub(super) struct Lease {
 struct Dispatch {
     pid: u32,
     capacity: usize,
+    /// When it started and how long it took to announce.
+    birth: NewProcess,
     state: Mutex<State>,
 }
 
@@ -74,6 +76,8 @@ struct State {
     unclaimed: AdapterLog,
     /// How it ended while it served no call: a note for the next call of the pool.
     idle_note: Option<String>,
+    /// How many answers it gave.
+    answered: u64,
 }
 
 struct Waiter {
@@ -92,6 +96,7 @@ impl Shared {
         pending: Vec<u8>,
         startup: AdapterLog,
         capacity: usize,
+        birth: NewProcess,
     ) -> Result<Shared, String> {
         let pid = group.pid();
         let exit = group.exit_watch();
@@ -108,6 +113,7 @@ impl Shared {
         let dispatch = Arc::new(Dispatch {
             pid,
             capacity,
+            birth,
             state: Mutex::new(State {
                 group: Some(group),
                 leases: 0,
@@ -118,6 +124,7 @@ impl Shared {
                 ended: None,
                 unclaimed: startup,
                 idle_note: None,
+                answered: 0,
             }),
         });
         let (requests, requests_rx) = mpsc::unbounded_channel();
@@ -183,6 +190,12 @@ impl Drop for Shared {
 }
 
 impl Lease {
+    /// Its process, when it has given no answer yet.
+    pub(super) fn new_process(&self) -> Option<NewProcess> {
+        let dispatch = &self.shared.dispatch;
+        (dispatch.lock().answered == 0).then_some(dispatch.birth)
+    }
+
     /// Sends `call` with a request id of its own and waits for the answer with that id.
     pub(super) async fn serve(&mut self, call: &CallContext, log: &AdapterLog) -> Answer {
         let dispatch = &self.shared.dispatch;
@@ -292,6 +305,7 @@ impl Dispatch {
         };
         let mut state = self.lock();
         if let Some(waiter) = state.waiting.remove(&id) {
+            state.answered = state.answered.saturating_add(1);
             let report = report_of(value, line);
             if report.is_err() {
                 state.retired.get_or_insert_with(|| {

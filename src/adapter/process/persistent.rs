@@ -12,7 +12,7 @@ use super::concurrent::{Lease, Shared};
 use super::group::ProcessGroup;
 use super::oneshot::OUTPUT_GRACE;
 use super::output::{CHUNK, STDOUT_CAP, is_blank, parse_report, read_available, shown, take_line};
-use crate::adapter::{AdapterLog, CallContext, LOG_CAP};
+use crate::adapter::{AdapterLog, CallContext, LOG_CAP, NewProcess};
 use crate::observation::AdapterReport;
 use serde_json::{Value, json};
 use std::io;
@@ -20,7 +20,7 @@ use std::os::fd::OwnedFd;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 
@@ -28,6 +28,22 @@ use tokio::net::unix::pipe;
 pub(super) const PROTOCOL: u64 = 1;
 /// The most calls one process may announce to serve at once (`"concurrent": N`).
 pub(super) const MAX_CONCURRENT: u64 = 64;
+/// The longest `"name"` or `"version"` an announcement may carry, in characters: a label for
+/// reports, not a document.
+pub(super) const MAX_LABEL_CHARS: usize = 200;
+
+/// The client an adapter names in its announcement (`"name"`, `"version"`), for reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Identity {
+    pub(super) name: Option<String>,
+    pub(super) version: Option<String>,
+}
+
+/// What a process announced: how many calls it serves at once, and the client it drives.
+struct Announcement {
+    concurrent: usize,
+    identity: Identity,
+}
 
 /// A persistent process for one call: one that serves one call at a time, taken out of the
 /// pool for the call, or a slot in one that serves calls at once.
@@ -47,6 +63,10 @@ pub(super) struct Single {
     pending: Vec<u8>,
     /// What it wrote on stderr while starting; shown in its first call's log.
     startup: Option<AdapterLog>,
+    /// When it started and how long it took to announce.
+    birth: NewProcess,
+    /// Whether it answered a call before.
+    served: bool,
 }
 
 /// Why a persistent process did not start, with what it wrote on stderr meanwhile.
@@ -104,10 +124,10 @@ impl Attached {
     }
 }
 
-/// A process that announced, as the kind it announced.
+/// A process that announced, as the kind it announced, with what it said about itself.
 enum Started {
-    Single(Single),
-    Shared(Shared),
+    Single(Single, Identity),
+    Shared(Shared, Identity),
 }
 
 impl Worker {
@@ -122,6 +142,14 @@ impl Worker {
             },
         }
     }
+
+    /// Its process, when it has answered no call yet.
+    pub(super) fn new_process(&self) -> Option<NewProcess> {
+        match self {
+            Worker::Single(single) => (!single.served).then_some(single.birth),
+            Worker::Shared(lease) => lease.new_process(),
+        }
+    }
 }
 
 /// Starts `program` in persistent mode and waits up to `announce` for its announcement.
@@ -131,6 +159,7 @@ async fn start(program: &Program, announce: Duration) -> Result<Started, StartFa
         reason,
         log: startup.clone(),
     };
+    let started = Instant::now();
     let (mut group, mut child) = ProcessGroup::spawn(&mut program.persistent())
         .map_err(|e| fail(program.cannot_start(&e)))?;
     let pipes = Pipes::of(&mut child).ok_or_else(|| fail("its pipes were not captured".into()))?;
@@ -139,28 +168,45 @@ async fn start(program: &Program, announce: Duration) -> Result<Started, StartFa
         .map_err(|e| fail(format!("cannot read its output: {e}")))?;
     let mut pending = Vec::new();
     let announced = announcement(&mut io, &mut group, &mut pending, &startup);
-    let concurrent = match tokio::time::timeout(announce, announced).await {
-        Ok(Ok(concurrent)) => concurrent,
+    let announced = match tokio::time::timeout(announce, announced).await {
+        Ok(Ok(announced)) => announced,
         Ok(Err(reason)) => return Err(fail(reason)),
         Err(_) => {
             let waited = announce.as_millis();
             return Err(fail(format!("it did not announce within {waited} ms")));
         }
     };
+    let birth = NewProcess {
+        started,
+        ready_after: started.elapsed(),
+    };
+    startup.note(format!(
+        "the persistent adapter (pid {}) announced {} ms after its start; calls' deadlines \
+         start once it has",
+        group.pid(),
+        birth.ready_after.as_millis()
+    ));
     let pipes = io
         .detach()
         .map_err(|e| fail(format!("cannot keep its pipes: {e}")))?;
+    let Announcement {
+        concurrent,
+        identity,
+    } = announced;
     if concurrent > 1 {
-        return Shared::start(group, pipes, pending, startup.clone(), concurrent)
-            .map(Started::Shared)
+        return Shared::start(group, pipes, pending, startup.clone(), concurrent, birth)
+            .map(|shared| Started::Shared(shared, identity))
             .map_err(fail);
     }
-    Ok(Started::Single(Single {
+    let single = Single {
         group,
         pipes,
         pending,
         startup: Some(startup),
-    }))
+        birth,
+        served: false,
+    };
+    Ok(Started::Single(single, identity))
 }
 
 impl Single {
@@ -197,6 +243,8 @@ impl Single {
             pipes,
             mut pending,
             startup,
+            birth,
+            served: _,
         } = self;
         if let Some(text) = startup.and_then(|startup| startup.text()) {
             log.append(text.as_bytes());
@@ -209,7 +257,7 @@ impl Single {
             Ok(report) => report,
             Err(reason) => return Served::failed(reason),
         };
-        match settle(group, io, pending, log) {
+        match settle(group, io, pending, log, birth) {
             Ok(worker) => Served {
                 result: Ok(report),
                 worker: worker.map(Worker::Single),
@@ -227,6 +275,7 @@ fn settle(
     io: Attached,
     mut pending: Vec<u8>,
     log: &AdapterLog,
+    birth: NewProcess,
 ) -> Result<Option<Single>, String> {
     let Ok(pipes) = io.detach() else {
         return Ok(None);
@@ -247,6 +296,8 @@ fn settle(
         pipes,
         pending,
         startup: None,
+        birth,
+        served: true,
     }))
 }
 
@@ -259,14 +310,15 @@ impl Served {
     }
 }
 
-/// Reads the first line and checks that it announces the protocol this runner speaks; how
-/// many calls the process serves at once (`"concurrent"`, 1 when it does not say).
+/// Reads the first line and checks that it announces the protocol this runner speaks: how
+/// many calls the process serves at once (`"concurrent"`, 1 when it does not say) and the
+/// client it names.
 async fn announcement(
     io: &mut Attached,
     group: &mut ProcessGroup,
     pending: &mut Vec<u8>,
     log: &AdapterLog,
-) -> Result<usize, String> {
+) -> Result<Announcement, String> {
     let line = match next_line(io, pending, log).await {
         Ok(line) => line,
         Err(LineEnd::TooLong) => return Err(too_long()),
@@ -275,10 +327,15 @@ async fn announcement(
         }
     };
     let value: Option<Value> = serde_json::from_slice(&line).ok();
-    match value.as_ref().and_then(|value| value.get("persistent")) {
-        Some(version) if *version == json!(PROTOCOL) => {
-            concurrency(value.as_ref().and_then(|value| value.get("concurrent")))
-        }
+    let key = |name: &str| value.as_ref().and_then(|value| value.get(name));
+    match key("persistent") {
+        Some(version) if *version == json!(PROTOCOL) => Ok(Announcement {
+            concurrent: concurrency(key("concurrent"))?,
+            identity: Identity {
+                name: label("name", key("name"))?,
+                version: label("version", key("version"))?,
+            },
+        }),
         Some(version) => Err(format!(
             "it announced persistent protocol {version}; this runner speaks {PROTOCOL}"
         )),
@@ -300,6 +357,32 @@ fn concurrency(announced: Option<&Value>) -> Result<usize, String> {
             "its announcement has \"concurrent\": {value}; it must be an integer from 1 to \
              {MAX_CONCURRENT} (how many calls it serves at once) or left out (one at a time)"
         )),
+    }
+}
+
+/// The announcement's `"name"` or `"version"`: a string of 1 to [`MAX_LABEL_CHARS`] characters
+/// without control characters, `None` when absent.
+fn label(key: &str, announced: Option<&Value>) -> Result<Option<String>, String> {
+    let Some(value) = announced else {
+        return Ok(None);
+    };
+    match value.as_str() {
+        Some(text)
+            if (1..=MAX_LABEL_CHARS).contains(&text.chars().count())
+                && !text.chars().any(char::is_control) =>
+        {
+            Ok(Some(text.to_owned()))
+        }
+        _ => {
+            let text = value.to_string();
+            let cut: String = text.chars().take(80).collect();
+            let more = if cut.len() < text.len() { "…" } else { "" };
+            Err(format!(
+                "its announcement has \"{key}\": {cut}{more}; it must be a string of 1 to \
+                 {MAX_LABEL_CHARS} characters without control characters (the client's {key}, \
+                 for reports) or left out"
+            ))
+        }
     }
 }
 
@@ -407,6 +490,8 @@ pub(super) struct Pool {
     starting: tokio::sync::Mutex<()>,
     /// Whether the last process started serves calls at once.
     concurrent: AtomicBool,
+    /// What the last process started said about the client it drives.
+    identity: Mutex<Identity>,
 }
 
 impl Pool {
@@ -433,10 +518,14 @@ impl Pool {
         }
         let started = start(program, announce).await?;
         self.concurrent
-            .store(matches!(started, Started::Shared(_)), Ordering::Relaxed);
+            .store(matches!(started, Started::Shared(..)), Ordering::Relaxed);
         match started {
-            Started::Single(single) => Ok(Worker::Single(single)),
-            Started::Shared(shared) => {
+            Started::Single(single, identity) => {
+                *lock(&self.identity) = identity;
+                Ok(Worker::Single(single))
+            }
+            Started::Shared(shared, identity) => {
+                *lock(&self.identity) = identity;
                 let shared = Arc::new(shared);
                 let lease = shared.lease().ok_or_else(|| StartFailure {
                     reason: shared.retired().unwrap_or_default(),
@@ -469,6 +558,11 @@ impl Pool {
                 Err(note) => notes.push(note),
             }
         }
+    }
+
+    /// What the last process started said about the client it drives.
+    pub(super) fn identity(&self) -> Identity {
+        lock(&self.identity).clone()
     }
 
     /// Puts a worker back for the next call (a slot is given back by dropping it).
