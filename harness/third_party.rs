@@ -27,7 +27,7 @@ use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::json::JsonReport;
 use mcp_error_layers::report::junit::classname;
 use mcp_error_layers::report::{
-    AdapterInfo, ReportPaths, RunReport, adapter_log, html, mismatch_line, write_all,
+    AdapterInfo, ReportPaths, RunReport, RunSettings, adapter_log, html, mismatch_line, write_all,
 };
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Standing};
@@ -176,6 +176,12 @@ fn reference_run() -> RunReport {
         },
         protocol_version: None,
         strict: false,
+        settings: RunSettings {
+            jobs: default_jobs(),
+            deadline_margin_ms: 1000,
+            ..RunSettings::default()
+        },
+        duration: std::time::Duration::ZERO,
         cases,
     }
 }

@@ -101,7 +101,7 @@
 //! …
 //! test result: FAILED. 48 passed; 30 failed; 23 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client, 101 cases: 48 passed (22 pass, 0 accepted, 26 warnings), 30 failed (30 fail, 0 hang, 0 adapter-error, 0 stale), 23 unsupported; 0 snapshots changed
+//! mcp-error-layers: my-client: 101 cases: 22 passed, 0 accepted, 26 warnings, 30 failed, 23 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -456,11 +456,14 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client, 101 cases: 2 passed (0 pass, 2 accepted, 0 warnings), 76 failed (70 fail, 3 hang, 3 adapter-error, 0 stale), 23 unsupported; 0 snapshots changed
+//! mcp-error-layers: careless-client: 101 cases: 0 passed, 2 accepted, 0 warnings, 76 failed, 23 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
-//! It counts what libtest counts (passed, failed, ignored), with the parts of each. Every report
+//! Its counts are the words of every summary (`docs/reports.md`, "How a case counts"): passed,
+//! accepted and warnings are what libtest counts as passed, failed what it counts as failed,
+//! skipped what it ignores; hangs and adapter errors count the cases whose adapter hung or
+//! failed, whatever their grade made of it. Every report
 //! agrees with it case by case: an accepted deviation is a passing JUnit test case with the
 //! reason, and a `# TODO accepted: reason` point in TAP, so that CI reporters show it green with
 //! the note.
@@ -557,6 +560,7 @@ pub mod checks;
 pub(crate) mod era;
 #[doc(hidden)]
 pub mod explain;
+pub(crate) mod fidelity;
 #[doc(hidden)]
 pub mod libtest;
 #[doc(hidden)]

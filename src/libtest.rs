@@ -26,12 +26,14 @@ pub use snapshot_check::AssertSnapshot;
 
 use crate::adapter::Driver;
 use crate::record::CaseRecord;
-use crate::report::{ReportError, RunReport, write_all};
+use crate::report::settings::millis;
+use crate::report::{ReportError, RunReport, RunSettings, write_all};
 use config::Resolved;
 use libtest_mimic::{Arguments, Conclusion};
 use plan::Plan;
 use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
 use trial::{Harness, one_process_per_test};
 
 /// Expands to `fn main()` of a `harness = false` test target that runs every case against an
@@ -117,11 +119,29 @@ pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) ->
     if args.list && args.logfile.is_none() {
         return list(&args, &trials);
     }
+    let started = Instant::now();
     let conclusion = libtest_mimic::run(&args, trials);
     if args.list {
         return conclusion.exit_code();
     }
-    finish(&harness, &resolved, &conclusion)
+    let run = Finished {
+        conclusion,
+        started,
+        jobs: args.test_threads.unwrap_or_else(libtest_threads),
+    };
+    finish(&harness, &resolved, &run)
+}
+
+/// How many trials libtest-mimic runs at once when `--test-threads` is not given: one per core.
+fn libtest_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// What the trials left: libtest's conclusion, when they started, how many ran at once.
+struct Finished {
+    conclusion: Conclusion,
+    started: Instant,
+    jobs: usize,
 }
 
 /// `--list` as libtest-mimic prints it (`name: test`, the kind in brackets first), except that
@@ -166,22 +186,23 @@ fn harness<A>(adapter: A, resolved: &Resolved, plan: &Plan, caller: &Caller) -> 
 }
 
 /// After the trials: the verdict summary, the reports, the exit code.
-fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion) -> ExitCode {
+fn finish<A: Driver>(harness: &Harness<A>, resolved: &Resolved, run: &Finished) -> ExitCode {
     let kept = harness.take_records();
     if kept.is_empty() {
-        return conclusion.exit_code();
+        return run.conclusion.exit_code();
     }
     let changed = kept.iter().filter(|k| k.snapshot_changed).count();
-    let records: Vec<CaseRecord> = kept.into_iter().map(|k| k.record).collect();
+    let cases: Vec<CaseRecord> = kept.into_iter().map(|k| k.record).collect();
+    let report = run_report(harness, resolved, run, cases);
     println!(
         "{}",
-        wording::summary(&resolved.adapter.name, &records, changed)
+        wording::summary(&report.adapter.name, &report.cases, changed)
     );
-    if let Some(accepted) = wording::accepted_list(&records) {
+    if let Some(accepted) = wording::accepted_list(&report.cases) {
         println!("{accepted}");
     }
-    match write_reports(records, resolved) {
-        Ok(()) => conclusion.exit_code(),
+    match write_reports(&report, resolved) {
+        Ok(()) => run.conclusion.exit_code(),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(101)
@@ -189,8 +210,34 @@ fn finish<A>(harness: &Harness<A>, resolved: &Resolved, conclusion: &Conclusion)
     }
 }
 
+/// The run as the reports hold it: the adapter as named by the config or by itself, the
+/// settings the trials ran with.
+fn run_report<A: Driver>(
+    harness: &Harness<A>,
+    resolved: &Resolved,
+    run: &Finished,
+    cases: Vec<CaseRecord>,
+) -> RunReport {
+    let driver = harness.adapter.info();
+    let options = &harness.options;
+    RunReport {
+        adapter: resolved.naming.info(&driver),
+        protocol_version: None,
+        strict: resolved.strict,
+        settings: RunSettings {
+            jobs: run.jobs,
+            default_timeout_ms: options.default_timeout.map(millis),
+            deadline_margin_ms: millis(options.deadline_margin),
+            announce_timeout_ms: driver.announce_timeout.map(millis),
+            start_up_timeout_ms: driver.start_up_timeout.map(millis),
+        },
+        duration: run.started.elapsed(),
+        cases,
+    }
+}
+
 /// Writes the reports the configuration asks for, if any, and says where they went.
-fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), ReportError> {
+fn write_reports(report: &RunReport, resolved: &Resolved) -> Result<(), ReportError> {
     if !resolved.reports.any() {
         return Ok(());
     }
@@ -198,13 +245,7 @@ fn write_reports(cases: Vec<CaseRecord>, resolved: &Resolved) -> Result<(), Repo
         eprintln!("{}", wording::NO_REPORTS_UNDER_NEXTEST);
         return Ok(());
     }
-    let report = RunReport {
-        adapter: resolved.adapter.clone(),
-        protocol_version: None,
-        strict: resolved.strict,
-        cases,
-    };
-    write_all(&report, &resolved.reports)?;
+    write_all(report, &resolved.reports)?;
     println!("{}", wording::reports_written(&resolved.reports));
     Ok(())
 }

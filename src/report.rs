@@ -22,6 +22,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
+pub use settings::RunSettings;
 
 #[doc(hidden)]
 pub mod diff;
@@ -35,6 +36,8 @@ pub mod json;
 pub mod junit;
 #[doc(hidden)]
 pub mod merge;
+#[doc(hidden)]
+pub mod settings;
 #[doc(hidden)]
 pub mod shard;
 #[doc(hidden)]
@@ -60,11 +63,25 @@ pub struct RunReport {
     pub protocol_version: Option<String>,
     /// Whether SHOULD-grade mismatches fail the run.
     pub strict: bool,
+    /// The settings that decided its verdicts.
+    pub settings: RunSettings,
+    /// The run's wall time (not the sum of its cases', which ran at once).
+    pub duration: std::time::Duration,
     /// The case records, sorted by id.
     pub cases: Vec<CaseRecord>,
 }
 
 impl RunReport {
+    /// The `run` flags that run it again ([`RunSettings::flags`]).
+    pub fn flags(&self) -> String {
+        self.settings.flags(settings::Named {
+            adapter: &self.adapter.name,
+            version: self.adapter.version.as_deref(),
+            protocol_version: self.protocol_version.as_deref(),
+            strict: self.strict,
+        })
+    }
+
     /// This run with every standing decided again under `rules` (and `strict` to match), as a
     /// run under those rules would have had them.
     pub fn under(&self, rules: &crate::standing::Rules) -> RunReport {

@@ -290,8 +290,11 @@ fn unsupported_reason(record: &CaseRecord) -> String {
     words.unwrap_or("the adapter gave no reason").to_owned()
 }
 
-/// How many cases ended how: what libtest counts (passed = pass + accepted + warnings; failed;
-/// ignored = unsupported), with the accepted and warned ones apart.
+/// How many cases ended how, the one vocabulary of every summary (the CLI's, libtest's, TAP's,
+/// JSON's, the HTML page's). Five counts by standing, which add up to the cases: passed,
+/// accepted, warnings, failed (fail, hang, adapter-error, stale: what fails the run) and
+/// skipped. Two by verdict, across them: the cases with a call that hung or whose adapter
+/// failed, whatever their standing (a SHOULD case's hang is a warning, and still a hang).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// All cases.
@@ -306,37 +309,53 @@ pub struct Counts {
     pub failed: usize,
     /// Unsupported cases.
     pub skipped: usize,
+    /// Cases with a call that gave no observation in time (verdict `hang`), whatever their
+    /// standing.
+    pub hangs: usize,
+    /// Cases whose adapter crashed or answered with no observation (verdict
+    /// `adapter-error`), whatever their standing.
+    pub adapter_errors: usize,
 }
 
 impl Counts {
-    /// Counts the standings of `records`.
+    /// Counts the standings and verdicts of `records`.
     pub fn of<'a>(records: impl IntoIterator<Item = &'a CaseRecord>) -> Self {
-        Self::tally(records.into_iter().map(|r| &r.standing))
-    }
-
-    /// Counts `standings`.
-    pub fn tally<'a>(standings: impl IntoIterator<Item = &'a Standing>) -> Self {
         let mut counts = Counts::default();
-        for standing in standings {
+        for record in records {
             counts.cases += 1;
-            *match standing {
+            *match &record.standing {
                 Standing::Pass => &mut counts.passed,
                 Standing::Accepted(_) => &mut counts.accepted,
                 Standing::Warning(_) => &mut counts.warnings,
                 Standing::Unsupported(_) => &mut counts.skipped,
                 _ => &mut counts.failed,
             } += 1;
+            match record.verdict {
+                Verdict::Hang => counts.hangs += 1,
+                Verdict::AdapterError => counts.adapter_errors += 1,
+                _ => {}
+            }
         }
         counts
     }
 }
 
 impl fmt::Display for Counts {
+    /// `101 cases: 90 passed, 3 accepted, 5 warnings, 2 failed, 1 skipped; hangs 1, adapter
+    /// errors 0`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} cases: {} passed, {} accepted, {} warnings, {} failed, {} skipped",
-            self.cases, self.passed, self.accepted, self.warnings, self.failed, self.skipped
+            "{} cases: {} passed, {} accepted, {} warnings, {} failed, {} skipped; hangs {}, \
+             adapter errors {}",
+            self.cases,
+            self.passed,
+            self.accepted,
+            self.warnings,
+            self.failed,
+            self.skipped,
+            self.hangs,
+            self.adapter_errors
         )
     }
 }

@@ -14,11 +14,15 @@ use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::builtin;
 use mcp_error_layers::checks::NAMES;
 use mcp_error_layers::report::json::Json;
-use mcp_error_layers::report::{AdapterInfo, Reporter, RunReport};
+use mcp_error_layers::report::{AdapterInfo, Reporter, RunReport, RunSettings};
 use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::suite::{default_jobs, run_all};
+use mcp_error_layers::suite::run_all;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+
+/// Cases at once in the sample run: fixed, since the sample shows it (`run`'s default is 32 per
+/// core).
+const JOBS: usize = 64;
 
 /// The reference client over every built-in case, as `mcp-error-layers run` does it.
 fn reference_run() -> &'static RunReport {
@@ -29,7 +33,7 @@ fn reference_run() -> &'static RunReport {
             &ReferenceAdapter::new(),
             &builtin(),
             &options,
-            default_jobs(),
+            JOBS,
             &|_| {},
         );
         RunReport {
@@ -39,6 +43,12 @@ fn reference_run() -> &'static RunReport {
             },
             protocol_version: None,
             strict: false,
+            settings: RunSettings {
+                jobs: JOBS,
+                deadline_margin_ms: 1000,
+                ..RunSettings::default()
+            },
+            duration: std::time::Duration::ZERO,
             cases,
         }
     })
@@ -57,7 +67,7 @@ fn the_crate_docs_show_the_careless_clients_real_summary() {
     let run =
         std::fs::read_to_string("tests/fixtures/careless-client/expected-output.txt").unwrap();
     for prefix in [
-        "mcp-error-layers: careless-client, ",
+        "mcp-error-layers: careless-client: ",
         "mcp-error-layers: accepted by the baseline: ",
     ] {
         let printed = lines_starting(&run, prefix);

@@ -407,17 +407,12 @@ fn the_matrix_cells_show_the_observed_outcome_and_what_differs() {
 fn the_matrix_summary_counts_standings_and_its_links_resolve() {
     let json = JsonReport::from_run(&runs().careless);
     let page = html::render(std::slice::from_ref(&json));
-    let fails = json
-        .cases
-        .iter()
-        .filter(|c| c.standing_word() == "fail")
-        .count();
-    assert!(fails > 0);
+    let failing = json.cases.iter().filter(|c| c.fails_run).count();
+    assert!(failing > 0);
     assert!(
-        page.contains(&format!("<td class=\"n-fail\">{fails}</td>")),
+        page.contains(&format!("<td class=\"n-fail\">{failing}</td>")),
         "{page}"
     );
-    let failing = json.cases.iter().filter(|c| c.fails_run).count();
     assert!(
         page.contains(&format!(": {failing} fail the run,")),
         "{page}"
@@ -444,6 +439,91 @@ fn the_matrix_summary_counts_standings_and_its_links_resolve() {
             "no row for #{link}"
         );
     }
+}
+
+/// A hang or an adapter error is counted as one wherever a reader looks, also when the case's
+/// grade makes it a warning: the summary line (the CLI's, TAP's, libtest's), the JSON summary
+/// and the HTML page's summary row.
+#[test]
+fn every_summary_counts_hangs_and_adapter_errors_by_verdict_whatever_the_standing() {
+    let mut report = runs().careless.clone();
+    for verdict in [Verdict::Hang, Verdict::AdapterError] {
+        let case = report
+            .cases
+            .iter_mut()
+            .find(|c| c.verdict == verdict)
+            .unwrap();
+        case.grade = mcp_error_layers::case::Grade::Should;
+    }
+    let report = report.under(&Rules::strict(false));
+    let softened = report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::Hang | Verdict::AdapterError))
+        .filter(|c| matches!(c.standing, Standing::Warning(_)))
+        .count();
+    assert_eq!(
+        softened, 2,
+        "a SHOULD hang and adapter error stand as warnings"
+    );
+    let counts = Counts::of(&report.cases);
+    let (hangs, errors) = (counts.hangs, counts.adapter_errors);
+    assert!(hangs >= 1 && errors >= 1, "{counts:?}");
+    assert!(
+        counts
+            .to_string()
+            .ends_with(&format!("; hangs {hangs}, adapter errors {errors}")),
+        "{counts}"
+    );
+    let json = JsonReport::from_run(&report);
+    assert_eq!(
+        (
+            json.summary.verdicts.hang,
+            json.summary.verdicts.adapter_error
+        ),
+        (hangs, errors)
+    );
+    let page = html::render(std::slice::from_ref(&json));
+    let row =
+        format!("<td class=\"n-hang\">{hangs}</td><td class=\"n-adapter-error\">{errors}</td>");
+    assert!(page.contains(&row), "{page}");
+    let tap = Tap::default().render(&report).unwrap();
+    assert!(tap.trim_end().ends_with(&format!("# {counts}")), "{tap}");
+}
+
+/// The layer fidelity is computed once, kept in the JSON summary, and shown by the HTML page
+/// in its column head and its summary table.
+#[test]
+fn the_layer_fidelity_of_the_json_summary_is_what_the_page_shows() {
+    let json = JsonReport::from_run(&runs().careless);
+    let fidelity = json
+        .summary
+        .layer_fidelity
+        .expect("written by this version");
+    assert!(
+        fidelity.cases > 0 && fidelity.told_apart < fidelity.cases,
+        "{fidelity:?}"
+    );
+    let asked = json
+        .cases
+        .iter()
+        .filter(|c| !c.calls.is_empty() && c.standing_word() != "unsupported")
+        .count();
+    assert_eq!(
+        fidelity.cases, asked,
+        "declined cases and cases that did not run are not counted"
+    );
+    let page = html::render(std::slice::from_ref(&json));
+    assert!(
+        page.contains(&format!(
+            "<small class=\"fidelity\">layer fidelity {fidelity}</small>"
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("<td class=\"fidelity\">{fidelity}</td>")),
+        "{page}"
+    );
 }
 
 /// A runner note in an adapter's log is shown as the runner's, apart from the adapter's stderr.

@@ -202,6 +202,83 @@ fn run_drives_an_out_of_process_adapter_given_after_the_double_dash() {
     assert_eq!(report["adapter"]["name"], "oneshot.py");
 }
 
+/// `--adapter-name` and `--adapter-version` name an adapter program in all four reports (with
+/// the flags that repeat the run) and in `diff`.
+#[test]
+fn an_adapter_programs_name_and_version_show_in_every_report_and_in_diff() {
+    let adapter = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/adapters/oneshot.py");
+    let out = temp_dir("named-adapter");
+    let run_as = |version: &str| {
+        let dir = out.join(version);
+        let output = run(&[
+            "run",
+            "--exact",
+            "tool/success",
+            "--jobs",
+            "3",
+            "--adapter-name",
+            "my client",
+            "--adapter-version",
+            version,
+            "--deadline-margin",
+            "2500",
+            "--default-timeout-ms",
+            "1500",
+            "--announce-timeout",
+            "4000",
+            "--out",
+            dir.to_str().unwrap(),
+            "--",
+            adapter,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        dir
+    };
+    let (old, new) = (run_as("1.2.3"), run_as("1.2.4"));
+    let read = |name: &str| std::fs::read_to_string(old.join(name)).unwrap();
+    let flags = "--jobs 3 --default-timeout-ms 1500 --deadline-margin-ms 2500 \
+                 --announce-timeout-ms 4000 --start-up-timeout-ms 10000 \
+                 --adapter-name 'my client' --adapter-version 1.2.3";
+    let tap = read("mcp-error-layers.tap");
+    assert!(tap.contains("adapter my client (1.2.3)"), "{tap}");
+    assert!(tap.contains(&format!("# run flags: {flags}\n")), "{tap}");
+    let junit = read("mcp-error-layers.junit.xml");
+    assert!(
+        junit.contains(r#"<property name="adapter" value="my client"/>"#)
+            && junit.contains(r#"<property name="adapter_version" value="1.2.3"/>"#),
+        "{junit}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&read("mcp-error-layers.json")).unwrap();
+    assert_eq!(
+        json["adapter"],
+        serde_json::json!({"name": "my client", "version": "1.2.3"})
+    );
+    assert_eq!(json["settings"]["flags"], flags);
+    let html = read("mcp-error-layers.html");
+    assert!(html.contains("my client<small>1.2.3</small>"), "{html}");
+    let json_of = |dir: &std::path::Path| dir.join("mcp-error-layers.json").display().to_string();
+    let diff = run(&["diff", &json_of(&old), &json_of(&new)]);
+    let said = text(&diff.stdout);
+    assert!(
+        said.starts_with("my client 1.2.3 → my client 1.2.4: "),
+        "{said}"
+    );
+}
+
+/// The flags of an adapter program are refused for the reference client, which starts at once.
+#[test]
+fn an_adapter_programs_timeouts_are_refused_for_the_reference_client() {
+    for flag in ["--announce-timeout-ms", "--start-up-timeout-ms"] {
+        let output = run(&["run", flag, "100"]);
+        assert_eq!(output.status.code(), Some(2), "{flag}");
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{flag} is for an adapter program")),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn retry_never_makes_the_reference_client_send_a_read_only_call_once() {
     let out = temp_dir("retry-never");

@@ -1,6 +1,7 @@
-//! The README's sample of `cargo run --release` (the main job) is what the program prints: the
-//! lines it shows appear in a real run of the built-in cases, and its summary has today's case
-//! count. Only the run's time (`in N ms`) may differ, and the lines elided with `...`.
+//! The README's samples of `run` are what the program prints: the lines they show appear in a
+//! real run (the main job over the built-in cases, and an adapter program over the `tool/`
+//! cases), and their summaries have today's counts. Only what changes from run to run may
+//! differ (the run's time, an adapter process's pid), and the lines elided with `...`.
 
 use std::process::Command;
 
@@ -19,36 +20,55 @@ fn readme_block_after(marker: &str) -> Vec<String> {
         .collect()
 }
 
-/// `in 2965 ms` → `in N ms`: the one part of a run that changes from run to run.
-fn without_time(line: &str) -> String {
-    match line.rfind(" in ") {
-        Some(at) if line.ends_with(" ms") => format!("{} in N ms", &line[..at]),
+/// `; 2965 ms` → `; N ms` and `pid 23394` → `pid N`: what changes from run to run.
+fn stable(line: &str) -> String {
+    let line = match line.rfind("; ") {
+        Some(at) if line.ends_with(" ms") => format!("{}; N ms", &line[..at]),
         _ => line.to_owned(),
+    };
+    match line.find("pid ") {
+        Some(at) => {
+            let digits = line[at + 4..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count();
+            format!("{}pid N{}", &line[..at], &line[at + 4 + digits..])
+        }
+        None => line,
     }
 }
 
-#[test]
-fn the_readme_sample_of_the_main_job_is_what_a_run_prints() {
-    let sample = readme_block_after("`cargo run --release` prints one line per case");
-    let out = std::env::temp_dir().join(format!("mcp-error-layers-readme-{}", std::process::id()));
+/// Runs the program with `args` and checks that every line of the README's sample after
+/// `marker` (but `...` and the `$` command line) is among the lines it printed; the report
+/// lines name `out`, where the README's run used the default `reports/`.
+fn check_sample(marker: &str, args: &[&str], exit_code: i32) {
+    let sample = readme_block_after(marker);
+    let out = std::env::temp_dir().join(format!(
+        "mcp-error-layers-readme-{}-{exit_code}",
+        std::process::id()
+    ));
     let run = Command::new(env!("CARGO_BIN_EXE_mcp-error-layers"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .args(["run", "--out"])
         .arg(&out)
+        .args(args)
         .output()
         .unwrap();
     assert_eq!(
         run.status.code(),
-        Some(0),
+        Some(exit_code),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
     let printed: Vec<String> = String::from_utf8_lossy(&run.stdout)
         .lines()
-        .map(without_time)
+        .map(stable)
         .collect();
-    for line in sample.iter().filter(|l| *l != "...") {
-        // The report lines name the folder; the README's run used the default `reports/`.
-        let expected = without_time(line).replace("reports/", &format!("{}/", out.display()));
+    let shown = sample
+        .iter()
+        .filter(|l| *l != "..." && !l.starts_with("$ "));
+    for line in shown {
+        let expected = stable(line).replace("reports/", &format!("{}/", out.display()));
         assert!(
             printed.contains(&expected),
             "README.md's sample shows `{line}`, which the program does not print; it printed:\n{}",
@@ -56,4 +76,19 @@ fn the_readme_sample_of_the_main_job_is_what_a_run_prints() {
         );
     }
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_readme_sample_of_the_main_job_is_what_a_run_prints() {
+    check_sample("`cargo run --release` prints one line per case", &[], 0);
+}
+
+#[test]
+fn the_readme_sample_of_an_adapter_program_is_what_a_run_prints() {
+    let program = ["--", "tests/adapters/oneshot.py"];
+    check_sample(
+        "stops the run before any case with exit code 2",
+        &[&["tool/"][..], &program].concat(),
+        1,
+    );
 }

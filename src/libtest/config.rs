@@ -2,6 +2,7 @@
 //! client crate.
 
 use super::snapshot_check::AssertSnapshot;
+use crate::adapter::DriverInfo;
 use crate::report::{AdapterInfo, ReportPaths};
 use crate::runner::RunOptions;
 use crate::standing::Rules;
@@ -144,13 +145,15 @@ impl Config {
         self
     }
 
-    /// The client's name in reports (default: the client crate's package name).
+    /// The client's name in reports (default: the name an adapter program announced, else the
+    /// client crate's package name).
     pub fn adapter_name(mut self, name: impl Into<String>) -> Self {
         self.adapter_name = Some(name.into());
         self
     }
 
-    /// The client's version in reports (default: the client crate's package version).
+    /// The client's version in reports (default: the version an adapter program announced,
+    /// else the client crate's package version when the name is the package's).
     pub fn adapter_version(mut self, version: impl Into<String>) -> Self {
         self.adapter_version = Some(version.into());
         self
@@ -201,16 +204,48 @@ impl Config {
             baseline_required,
             test_threads: self.test_threads,
             unavailable: self.unavailable,
-            adapter: AdapterInfo {
-                name: self
-                    .adapter_name
-                    .unwrap_or_else(|| caller.package.to_owned()),
-                version: Some(
-                    self.adapter_version
-                        .unwrap_or_else(|| caller.version.to_owned()),
-                ),
+            naming: Naming {
+                name: self.adapter_name,
+                version: self.adapter_version,
+                package: caller.package,
+                package_version: caller.version,
             },
         }
+    }
+}
+
+/// Where the adapter's name and version in reports come from: the config, else what the
+/// adapter announced, else the client crate's package.
+#[derive(Debug, Clone)]
+pub(super) struct Naming {
+    name: Option<String>,
+    version: Option<String>,
+    package: &'static str,
+    package_version: &'static str,
+}
+
+impl Naming {
+    /// The name and version, given what the driver said about itself after the run. A version
+    /// is never taken from another source than the name: an announced name with no version is
+    /// a client of unknown version, not one of the client crate's.
+    pub fn info(&self, driver: &DriverInfo) -> AdapterInfo {
+        let (name, fallback_version) = match (&self.name, &driver.name) {
+            (Some(name), _) => (name.clone(), None),
+            (None, Some(announced)) => (announced.clone(), driver.version.clone()),
+            (None, None) => (
+                self.package.to_owned(),
+                Some(self.package_version.to_owned()),
+            ),
+        };
+        let version = self
+            .version
+            .clone()
+            .or_else(|| match self.name {
+                Some(_) => driver.version.clone(),
+                None => None,
+            })
+            .or(fallback_version);
+        AdapterInfo { name, version }
     }
 }
 
@@ -236,7 +271,7 @@ pub(super) struct Resolved {
     pub test_threads: Option<usize>,
     /// Why no case can run: every case trial is ignored with this reason.
     pub unavailable: Option<String>,
-    pub adapter: AdapterInfo,
+    pub naming: Naming,
 }
 
 impl Resolved {
@@ -272,8 +307,9 @@ mod tests {
             Path::new("/work/client/tests/mcp-error-layers.baseline.toml")
         );
         assert!(!resolved.baseline_required);
-        assert_eq!(resolved.adapter.name, "client");
-        assert_eq!(resolved.adapter.version.as_deref(), Some("1.2.3"));
+        let adapter = resolved.naming.info(&DriverInfo::default());
+        assert_eq!(adapter.name, "client");
+        assert_eq!(adapter.version.as_deref(), Some("1.2.3"));
         assert_eq!(
             resolved.shown(&resolved.baseline),
             "tests/mcp-error-layers.baseline.toml"
@@ -298,9 +334,39 @@ mod tests {
             ]
         );
         assert!(resolved.baseline_required && resolved.snapshots.is_none());
-        assert_eq!(resolved.adapter.name, "x");
+        assert_eq!(resolved.naming.info(&DriverInfo::default()).name, "x");
         assert_eq!(resolved.options.deadline_margin, Duration::from_millis(5));
         assert!(resolved.options.default_timeout.is_none() && resolved.unavailable.is_none());
+    }
+
+    #[test]
+    fn a_name_the_config_gives_wins_over_an_announced_one_and_the_package() {
+        let announced = DriverInfo {
+            name: Some("fastmcp".into()),
+            version: Some("2.13.0".into()),
+            ..DriverInfo::default()
+        };
+        let info = |config: Config| config.resolve(&caller()).naming.info(&announced);
+        let plain = info(Config::new());
+        assert_eq!(
+            (plain.name.as_str(), plain.version.as_deref()),
+            ("fastmcp", Some("2.13.0"))
+        );
+        let named = info(Config::new().adapter_name("fastmcp+strict"));
+        assert_eq!(named.name, "fastmcp+strict");
+        assert_eq!(
+            named.version.as_deref(),
+            Some("2.13.0"),
+            "the announced version stays"
+        );
+        let pinned = info(Config::new().adapter_name("x").adapter_version("1"));
+        assert_eq!(pinned.version.as_deref(), Some("1"));
+        let nameless = DriverInfo {
+            name: Some("client-x".into()),
+            ..DriverInfo::default()
+        };
+        let unknown = Config::new().resolve(&caller()).naming.info(&nameless);
+        assert_eq!(unknown.version, None, "not the client crate's version");
     }
 
     #[test]

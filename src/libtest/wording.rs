@@ -4,7 +4,7 @@
 use crate::explain::{Mismatch, explain, shown_id};
 use crate::record::CaseRecord;
 use crate::report::ReportPaths;
-use crate::standing::{Counts, Standing, StandingKind};
+use crate::standing::{Counts, Standing};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -106,30 +106,12 @@ pub(crate) fn unused_check(name: &str) -> String {
     format!("[checks] `{name}`: no case failed this check in this run: remove the entry")
 }
 
-/// The run's counts, printed after libtest's summary: the same passed / failed / ignored
-/// split, each with its parts; `snapshots_changed` cases had a snapshot that did not match.
+/// The run's counts, printed after libtest's summary, in the words of every other summary
+/// (`standing::Counts`); `snapshots_changed` cases had a snapshot that did not match.
 pub(crate) fn summary(adapter: &str, records: &[CaseRecord], snapshots_changed: usize) -> String {
-    let counts = Counts::of(records);
-    // `3 fail, 0 hang, ...`: every standing that fails the run, by its word.
-    let failing: Vec<String> = <StandingKind as strum::VariantArray>::VARIANTS
-        .iter()
-        .filter(|kind| kind.fails_run())
-        .map(|&kind| {
-            let of = |r: &&CaseRecord| StandingKind::from(&r.standing) == kind;
-            format!("{} {}", records.iter().filter(of).count(), kind.as_str())
-        })
-        .collect();
     format!(
-        "mcp-error-layers: {adapter}, {}: {} passed ({} pass, {} accepted, {}), {} failed \
-         ({}), {} unsupported; {} changed",
-        plural(counts.cases, "case"),
-        counts.passed + counts.accepted + counts.warnings,
-        counts.passed,
-        counts.accepted,
-        plural(counts.warnings, "warning"),
-        counts.failed,
-        failing.join(", "),
-        counts.skipped,
+        "mcp-error-layers: {adapter}: {}; {} changed",
+        Counts::of(records),
         plural(snapshots_changed, "snapshot"),
     )
 }

@@ -236,6 +236,8 @@ mod tests {
             },
             protocol_version: None,
             strict: false,
+            settings: super::super::RunSettings::default(),
+            duration: std::time::Duration::ZERO,
             cases: Vec::new(),
         };
         let render = |paths: ReportPaths| paths.reporter(Format::Tap).unwrap().render(&report);

@@ -9,7 +9,6 @@
 use super::json::{JsonCall, JsonCase, JsonReport};
 use super::{ReportError, Reporter, RunReport};
 use crate::observation::AdapterReport;
-use crate::standing::Standing;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -119,6 +118,7 @@ table.summary { border-collapse: collapse; margin-bottom: 1em; }
 .summary th, .summary td { border: 1px solid #bbb; padding: .2em .5em; text-align: left; }
 .summary td { text-align: right; }
 .summary td:last-child { text-align: left; }
+small.fidelity, td.fidelity { font-weight: 600; }
 .n-fail, .n-hang, .n-adapter-error, .n-stale { color: #a00000; font-weight: 600; }
 h2 { font-size: 1.15em; margin: 1.2em 0 .4em; }
 h3 { font-size: 1em; margin: .5em 0 .2em; }
@@ -175,26 +175,30 @@ fn legend(page: &mut String) {
 fn column_heads(page: &mut String, reports: &[JsonReport]) {
     page.push_str("<thead>\n<tr><th scope=\"col\">case</th>");
     for report in reports {
-        let s = &report.summary;
         let _ = write!(
             page,
-            "<th scope=\"col\">{}<small>{}</small><small>{}</small>\
-             <small>{} passed, {} accepted, {} warnings, {} failed, {} skipped</small></th>",
+            "<th scope=\"col\">{}<small>{}</small><small class=\"fidelity\">layer fidelity {}</small>\
+             <small>{}</small><small>{}</small></th>",
             esc(&report.adapter.name),
             esc(report
                 .adapter
                 .version
                 .as_deref()
                 .unwrap_or("version unknown")),
+            fidelity(report),
             esc(&run_settings(report)),
-            s.passed,
-            s.accepted,
-            s.warnings,
-            s.failed,
-            s.skipped
+            esc(&report.summary.counts().to_string())
         );
     }
     page.push_str("</tr>\n</thead>\n");
+}
+
+/// The report's layer fidelity (`31/70 (44 %)`), `–` for a report written before it existed.
+fn fidelity(report: &JsonReport) -> String {
+    report
+        .summary
+        .layer_fidelity
+        .map_or_else(|| "–".to_owned(), |f| f.to_string())
 }
 
 fn run_settings(report: &JsonReport) -> String {
@@ -207,7 +211,10 @@ fn run_settings(report: &JsonReport) -> String {
     } else {
         "not strict"
     };
-    format!("{protocol}, {strict}")
+    match &report.settings {
+        Some(settings) => format!("{protocol}, {strict}; run flags: {}", settings.flags),
+        None => format!("{protocol}, {strict}"),
+    }
 }
 
 fn body(page: &mut String, rows: &[Row<'_>], reports: &[JsonReport]) {
@@ -410,8 +417,8 @@ pub fn anchor(id: &str) -> String {
     format!("case-{safe}")
 }
 
-/// Per adapter: how many cases stand how, over all and per layer (the layer of the outcome
-/// the case's first call expects).
+/// Per adapter: the counts every summary has (docs/reports.md, "How a case counts"), then
+/// per layer (the layer of the outcome the case's first call expects).
 fn summary(page: &mut String, reports: &[JsonReport]) {
     if reports.is_empty() {
         return;
@@ -419,31 +426,46 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
     page.push_str(
         "<h2>Summary</h2>\n<table class=\"summary\">\n<thead><tr><th scope=\"col\">adapter</th>",
     );
-    for word in Standing::words() {
+    for (word, _, _) in summary_counts(&reports[0]) {
         let _ = write!(page, "<th scope=\"col\">{word}</th>");
     }
-    page.push_str("<th scope=\"col\">by layer: pass / cases</th></tr></thead>\n<tbody>\n");
+    page.push_str(
+        "<th scope=\"col\">layer fidelity</th><th scope=\"col\">by layer: pass / cases</th>\
+         </tr></thead>\n<tbody>\n",
+    );
     for report in reports {
-        let count = |word: &str| {
-            report
-                .cases
-                .iter()
-                .filter(|c| c.standing_word() == word)
-                .count()
-        };
         let _ = write!(
             page,
             "<tr><th scope=\"row\">{}</th>",
             esc(&report.adapter.label())
         );
-        for word in Standing::words() {
-            let n = count(word);
-            let class = if n > 0 { word } else { "none" };
+        for (_, class, n) in summary_counts(report) {
+            let class = if n > 0 { class } else { "none" };
             let _ = write!(page, "<td class=\"n-{class}\">{n}</td>");
         }
-        let _ = writeln!(page, "<td>{}</td></tr>", esc(&by_layer(report)));
+        let _ = writeln!(
+            page,
+            "<td class=\"fidelity\">{}</td><td>{}</td></tr>",
+            fidelity(report),
+            esc(&by_layer(report))
+        );
     }
     page.push_str("</tbody>\n</table>\n");
+}
+
+/// The summary's columns: heading, the class of a non-zero count, the count. The same counts
+/// and words as the CLI's summary line and the JSON `summary` (`standing::Counts`).
+fn summary_counts(report: &JsonReport) -> [(&'static str, &'static str, usize); 7] {
+    let s = &report.summary;
+    [
+        ("passed", "pass", s.passed),
+        ("accepted", "accepted", s.accepted),
+        ("warnings", "warning", s.warnings),
+        ("failed", "fail", s.failed),
+        ("skipped", "unsupported", s.skipped),
+        ("hangs", "hang", s.verdicts.hang),
+        ("adapter errors", "adapter-error", s.verdicts.adapter_error),
+    ]
 }
 
 fn by_layer(report: &JsonReport) -> String {

@@ -5,11 +5,13 @@
 //! out in declaration order. Within v1 fields are only added, never renamed or removed, and
 //! readers ignore keys they do not know; anything else moves to `v2`.
 
-use super::{Counts, Reporter, RunReport, adapter_log};
+use super::settings::millis;
+use super::{Counts, Reporter, RunReport, RunSettings, adapter_log};
 // The types the schema names, re-exported so that a reader of reports finds them here.
 pub use crate::case::{Expect, Grade};
 use crate::checks::Check;
 use crate::explain::{expected, observed};
+pub use crate::fidelity::LayerFidelity;
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
 pub use crate::standing::Status;
@@ -52,6 +54,14 @@ pub struct JsonReport {
     pub protocol_version: Option<String>,
     /// Whether SHOULD-grade mismatches failed the run.
     pub strict: bool,
+    /// The settings that decided the verdicts, and the `run` flags that repeat them (added in
+    /// v1 later; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<JsonSettings>,
+    /// The run's wall time; in a merged report the longest shard's, since shards run side by
+    /// side (added in v1 later; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// The counts.
     pub summary: JsonSummary,
     /// One entry per case, in id order.
@@ -60,6 +70,17 @@ pub struct JsonReport {
     /// run's report, and in the report `report merge` joins from the shards (added in v1 later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::ShardInfo>,
+}
+
+/// The settings of the run, and the flags that spell them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonSettings {
+    /// The settings.
+    #[serde(flatten)]
+    pub settings: RunSettings,
+    /// The same as `mcp-error-layers run` flags ([`RunSettings::flags`]): the flags that run
+    /// the cases again as this run did (for an adapter program, with its command after `--`).
+    pub flags: String,
 }
 
 /// The adapter.
@@ -105,6 +126,10 @@ pub struct JsonSummary {
     pub accepted: usize,
     /// Cases by verdict.
     pub verdicts: VerdictCounts,
+    /// Of the cases the adapter did not decline, how many it reported in the layer a correct
+    /// client names, for every call (added in v1 later; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer_fidelity: Option<LayerFidelity>,
 }
 
 /// Cases by verdict (a case's verdict is the worst of its calls').
@@ -306,6 +331,11 @@ impl JsonReport {
             },
             protocol_version: report.protocol_version.clone(),
             strict,
+            settings: Some(JsonSettings {
+                settings: report.settings.clone(),
+                flags: report.flags(),
+            }),
+            duration_ms: Some(millis(report.duration)),
             summary: JsonSummary::of(report),
             cases: report.cases.iter().map(JsonCase::of).collect(),
             shard: None,
@@ -340,6 +370,20 @@ impl JsonReport {
 }
 
 impl JsonSummary {
+    /// The summary in the words of every other one (`standing::Counts`).
+    pub fn counts(&self) -> Counts {
+        Counts {
+            cases: self.cases,
+            passed: self.passed,
+            accepted: self.accepted,
+            warnings: self.warnings,
+            failed: self.failed,
+            skipped: self.skipped,
+            hangs: self.verdicts.hang,
+            adapter_errors: self.verdicts.adapter_error,
+        }
+    }
+
     fn of(report: &RunReport) -> Self {
         let counts = Counts::of(&report.cases);
         let mut verdicts = VerdictCounts::default();
@@ -360,6 +404,7 @@ impl JsonSummary {
             skipped: counts.skipped,
             accepted: counts.accepted,
             verdicts,
+            layer_fidelity: Some(LayerFidelity::of(&report.cases)),
         }
     }
 }
@@ -436,8 +481,4 @@ impl JsonExchange {
             },
         }
     }
-}
-
-fn millis(duration: std::time::Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

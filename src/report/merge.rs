@@ -3,7 +3,7 @@
 //! version, generator, protocol version, strictness and case selection ([`ShardInfo`]), each
 //! shard once, and no case twice; anything else is refused, naming the files and what differs.
 
-use super::json::{JsonReport, JsonSummary, VerdictCounts};
+use super::json::{JsonReport, JsonSummary, LayerFidelity, VerdictCounts};
 use super::shard::ShardInfo;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -136,6 +136,7 @@ fn joined(reports: &[(PathBuf, JsonReport)]) -> JsonReport {
         .iter()
         .map(|(_, r)| &r.summary)
         .fold(empty_summary(), |sum, s| add(&sum, s));
+    merged.duration_ms = reports.iter().filter_map(|(_, r)| r.duration_ms).max();
     merged
 }
 
@@ -148,6 +149,7 @@ fn empty_summary() -> JsonSummary {
         skipped: 0,
         accepted: 0,
         verdicts: VerdictCounts::default(),
+        layer_fidelity: Some(LayerFidelity::default()),
     }
 }
 
@@ -161,6 +163,14 @@ fn add(a: &JsonSummary, b: &JsonSummary) -> JsonSummary {
         warnings: a.warnings + b.warnings,
         skipped: a.skipped + b.skipped,
         accepted: a.accepted + b.accepted,
+        // A shard without the figure (an older report) leaves the merged report without it.
+        layer_fidelity: a
+            .layer_fidelity
+            .zip(b.layer_fidelity)
+            .map(|(x, y)| LayerFidelity {
+                told_apart: x.told_apart + y.told_apart,
+                cases: x.cases + y.cases,
+            }),
         verdicts: VerdictCounts {
             pass: x.pass + y.pass,
             unsupported: x.unsupported + y.unsupported,

@@ -66,6 +66,7 @@ impl Reporter for Tap {
     fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "TAP version {}", self.version.number())?;
         writeln!(out, "# {}", header(report))?;
+        writeln!(out, "# run flags: {}", report.flags())?;
         if report.cases.is_empty() {
             writeln!(out, "1..0 # SKIP no cases")?;
         } else {

@@ -15,7 +15,7 @@ use mcp_error_layers::case::{CaseSource, builtin};
 use mcp_error_layers::observation::{AdapterReport, Observation};
 use mcp_error_layers::outcome::Outcome;
 use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::report::{AdapterInfo, RunReport};
+use mcp_error_layers::report::{AdapterInfo, RunReport, RunSettings};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::snapshot::redact_ports;
 use mcp_error_layers::standing::Rules;
@@ -186,6 +186,13 @@ pub fn run<A: Adapter>(adapter: &A, name: &str, version: Option<&str>, strict: b
         },
         protocol_version: None,
         strict,
+        settings: RunSettings {
+            jobs: 4,
+            deadline_margin_ms: 300,
+            ..RunSettings::default()
+        },
+        // What `stable` sets: reports compared as text must not depend on the machine.
+        duration: Duration::from_millis(1234),
         cases,
     }
 }

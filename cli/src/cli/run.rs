@@ -4,15 +4,18 @@ use super::select::Selection;
 use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
+use mcp_error_layers::adapter::{Driver, DriverInfo};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::settings::millis;
 use mcp_error_layers::report::shard::{Shard, ShardInfo, ShardJson};
 use mcp_error_layers::report::tap::TapVersion;
-use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, Reporter, RunReport, write_file};
+use mcp_error_layers::report::{
+    AdapterInfo, Format, ReportPaths, Reporter, RunReport, RunSettings, write_file,
+};
 use mcp_error_layers::runner::RunOptions;
 use mcp_error_layers::standing::{Counts, Rules, Standing};
 use mcp_error_layers::suite::{default_jobs, default_program_jobs, run_all};
@@ -28,9 +31,17 @@ pub struct RunArgs {
     #[command(flatten)]
     selection: Selection,
     /// The client under test: `reference` (this project's client). An out-of-process adapter
-    /// is given as a command after `--`.
+    /// is given as a command after `--` (there, `--adapter NAME` is `--adapter-name NAME`).
     #[arg(long, value_name = "NAME")]
     adapter: Option<String>,
+    /// The adapter program's name in reports and `diff` (default: the name it announces, else
+    /// its file name).
+    #[arg(long, value_name = "NAME", value_parser = label)]
+    adapter_name: Option<String>,
+    /// The version of the client under test, for reports and `diff` (default: the version the
+    /// adapter program announces, else unknown).
+    #[arg(long, value_name = "VERSION", value_parser = label)]
+    adapter_version: Option<String>,
     /// Run an out-of-process adapter: the program and its arguments (the endpoint URL is
     /// appended as the last argument).
     #[arg(last = true, value_name = "COMMAND")]
@@ -47,6 +58,22 @@ pub struct RunArgs {
     /// most 600000).
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=600_000))]
     start_up_timeout_ms: Option<u64>,
+    /// How long an adapter program's persistent process may take to announce that it is ready
+    /// (after loading its client library); calls' deadlines start after it (default: 10000, at
+    /// most 600000).
+    #[arg(long, visible_alias = "announce-timeout", value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    announce_timeout_ms: Option<u64>,
+    /// How long past a call's own timeout the runner waits for an observation before it calls
+    /// the call a hang (default: 1000, at most 600000).
+    #[arg(long, visible_alias = "deadline-margin", value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    deadline_margin_ms: Option<u64>,
+    /// The client timeout of a call whose case names none (default: 5000, the case format's;
+    /// from 1 to 600000). A client that waits for its timeout where it should fail fast runs
+    /// faster with less.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    default_timeout_ms: Option<u64>,
     /// How many cases run at once (default: 32 per core, at most 256, for the reference client;
     /// 4 per core, at least 8, for an adapter program).
     #[arg(long, short = 'j')]
@@ -147,13 +174,12 @@ impl Human {
 /// Runs the selected cases and reports.
 pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let (sources, shard) = sharded(args.selection.sources()?, args.shard);
-    let (name, version) = adapter_identity(&args)?;
+    check_adapter_flags(&args)?;
     let (paths, to_stdout) = report_paths(&args)?;
     let human = Human {
         to_stderr: to_stdout.is_some(),
     };
-    let started = Instant::now();
-    let records = match args.command.split_first() {
+    let report = match args.command.split_first() {
         Some((program, rest)) => {
             let adapter = process_adapter(program, rest, &args);
             adapter.check_startable().map_err(Fatal::new)?;
@@ -166,16 +192,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
             human,
         ),
     };
-    let report = RunReport {
-        adapter: AdapterInfo { name, version },
-        protocol_version: args.protocol_version.clone(),
-        strict: args.strict,
-        cases: records,
-    };
     let counts = Counts::of(&report.cases);
     human.line(&format!(
-        "\n{counts} in {:.0} ms",
-        started.elapsed().as_secs_f64() * 1000.0
+        "\n{counts}; {:.0} ms",
+        report.duration.as_secs_f64() * 1000.0
     ))?;
     write_reports(&report, &paths, shard.as_ref(), human)?;
     if let Some(format) = to_stdout {
@@ -191,8 +211,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     })
 }
 
-/// The adapter's name for reports: `--adapter NAME`, else `reference` or the program's file
-/// name. Without a command only `reference` exists.
 /// `--retry` as clap spells it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 enum Retry {
@@ -212,54 +230,86 @@ impl Retry {
 
 /// The adapter program with the options that concern it.
 fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAdapter {
-    let adapter = ProcessAdapter::new(program, rest);
-    match args.start_up_timeout_ms {
-        Some(ms) => adapter.with_start_up_timeout(Duration::from_millis(ms)),
-        None => adapter,
+    let mut adapter = ProcessAdapter::new(program, rest);
+    if let Some(ms) = args.start_up_timeout_ms {
+        adapter = adapter.with_start_up_timeout(Duration::from_millis(ms));
     }
+    if let Some(ms) = args.announce_timeout_ms {
+        adapter = adapter.with_announce_timeout(Duration::from_millis(ms));
+    }
+    adapter
 }
 
-fn adapter_identity(args: &RunArgs) -> Result<(String, Option<String>), Fatal> {
+/// Refuses flags that do not fit the adapter: an adapter program's with the reference client
+/// and the reference client's with a program, and `--adapter` naming a client that is not
+/// there.
+fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
     if !args.command.is_empty() && args.retry != Retry::default() {
         return Err(Fatal::new(
             "--retry sets the reference client's policy; an adapter program has its own",
         ));
     }
-    if args.command.is_empty() && args.start_up_timeout_ms.is_some() {
-        return Err(Fatal::new(
-            "--start-up-timeout-ms is for an adapter program (given after `--`); the reference \
-             client starts at once",
-        ));
+    let program_only = [
+        ("--start-up-timeout-ms", args.start_up_timeout_ms.is_some()),
+        ("--announce-timeout-ms", args.announce_timeout_ms.is_some()),
+    ];
+    if let Some((flag, _)) = program_only.iter().find(|(_, set)| *set) {
+        if args.command.is_empty() {
+            return Err(Fatal::new(format!(
+                "{flag} is for an adapter program (given after `--`); the reference client \
+                 starts at once"
+            )));
+        }
     }
-    match (args.command.first(), &args.adapter) {
-        (Some(_), Some(name)) => Ok((name.clone(), None)),
-        (Some(program), None) => {
-            let name = Path::new(program)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned());
-            Ok((name.unwrap_or_else(|| program.clone()), None))
-        }
-        (None, None) => Ok(("reference".into(), Some(env!("CARGO_PKG_VERSION").into()))),
-        (None, Some(name)) if name == "reference" => {
-            Ok((name.clone(), Some(env!("CARGO_PKG_VERSION").into())))
-        }
-        (None, Some(name)) => Err(Fatal::new(format!(
+    match (&args.adapter, args.command.is_empty()) {
+        (Some(name), true) if name != "reference" => Err(Fatal::new(format!(
             "unknown adapter {name:?}: use `reference`, or give the adapter's command after `--`"
         ))),
+        _ => Ok(()),
     }
 }
 
-/// Runs every source against `driver` with a live line per case.
+/// The adapter's name and version for reports. A program: `--adapter-name` (or `--adapter`),
+/// else the name it announced, else its file name; `--adapter-version`, else the version it
+/// announced, else unknown. The reference client is `reference`, of this crate's version.
+fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
+    let named = args.adapter_name.clone();
+    let Some(program) = args.command.first() else {
+        return AdapterInfo {
+            name: named.unwrap_or_else(|| "reference".into()),
+            version: Some(
+                args.adapter_version
+                    .clone()
+                    .unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
+            ),
+        };
+    };
+    let file_name = || {
+        let name = Path::new(program).file_name();
+        name.map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned())
+    };
+    AdapterInfo {
+        name: named
+            .or_else(|| args.adapter.clone())
+            .or_else(|| driver.name.clone())
+            .unwrap_or_else(file_name),
+        version: args.adapter_version.clone().or(driver.version.clone()),
+    }
+}
+
+/// Runs every source against `driver` with a live line per case; the run as reports hold it.
 fn run_with<D: Driver>(
     driver: &D,
     sources: &[CaseSource],
     args: &RunArgs,
     human: Human,
-) -> Vec<CaseRecord> {
+) -> RunReport {
+    let margin = args.deadline_margin_ms.map(Duration::from_millis);
     let options = RunOptions {
+        deadline_margin: margin.unwrap_or(RunOptions::default().deadline_margin),
         protocol_version: args.protocol_version.clone(),
+        default_timeout: args.default_timeout_ms.map(Duration::from_millis),
         rules: Rules::strict(args.strict),
-        ..RunOptions::default()
     };
     let bar = progress_bar(sources.len() as u64, human);
     let colored = human.colored();
@@ -270,13 +320,39 @@ fn run_with<D: Driver>(
             default_program_jobs()
         }
     });
+    let started = Instant::now();
     let records = run_all(driver, sources, &options, jobs, &|record| {
         show(&bar, human, live_line(record, colored));
     });
+    let duration = started.elapsed();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    records
+    let info = driver.info();
+    RunReport {
+        adapter: adapter_identity(args, &info),
+        protocol_version: args.protocol_version.clone(),
+        strict: args.strict,
+        settings: RunSettings {
+            jobs,
+            default_timeout_ms: args.default_timeout_ms,
+            deadline_margin_ms: millis(options.deadline_margin),
+            announce_timeout_ms: info.announce_timeout.map(millis),
+            start_up_timeout_ms: info.start_up_timeout.map(millis),
+        },
+        duration,
+        cases: records,
+    }
+}
+
+/// An adapter's name or version as a flag gives it: a label of 1 to 200 characters without
+/// control characters (what reports and `diff` show on one line).
+fn label(text: &str) -> Result<String, String> {
+    let count = text.chars().count();
+    if !(1..=200).contains(&count) || text.chars().any(char::is_control) {
+        return Err("give 1 to 200 characters without control characters".into());
+    }
+    Ok(text.to_owned())
 }
 
 /// A bar under the live lines for a person at a terminal; plain lines when piped.
