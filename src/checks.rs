@@ -151,7 +151,8 @@ struct Request<'a> {
     /// The parsed JSON-RPC body (`Null` when it was none).
     message: Value,
     /// Whether it belongs to the 2026-07-28 era: every request of a 2026-07-28 case up to the
-    /// first `initialize` (a fallback to the 2025 era), none of a 2025 case.
+    /// first `initialize` (a fallback to the 2025 era); of a 2025 case, only a 2026-07-28 probe
+    /// the server refused before the first `initialize` ([`is_refused_probe`]).
     modern: bool,
 }
 
@@ -183,6 +184,24 @@ impl Request<'_> {
     }
 }
 
+/// Whether `exchange` is a 2026-07-28 request (its `MCP-Protocol-Version` header or its
+/// `_meta` says so) that the server refused with a 4xx: how a client that speaks both eras
+/// finds out that a server of the 2025 era speaks only that one, before it falls back to
+/// `initialize` (the server answers `server/discover` so in a 2025 case). The rules of the
+/// 2026-07-28 era judge such a probe, `legacy-fallback` among them; the session's rules start
+/// after it. A 2026-07-28 request the script answered is no probe: in a 2025 case it is a
+/// request of the session era without a session.
+fn is_refused_probe(exchange: &Exchange, message: &Value) -> bool {
+    let version = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+    let says_modern = exchange.header("mcp-protocol-version") == Some(crate::era::MODERN_VERSION)
+        || version.and_then(Value::as_str) == Some(crate::era::MODERN_VERSION);
+    let refused = exchange
+        .reply
+        .status
+        .is_some_and(|status| (400..500).contains(&status));
+    says_modern && refused
+}
+
 /// The requests of one call, and the case they answer to.
 #[derive(Debug)]
 struct Requests<'a> {
@@ -193,7 +212,8 @@ struct Requests<'a> {
 
 impl<'a> Requests<'a> {
     fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
-        let mut modern = Era::of(&case.protocol_version) == Some(Era::Stateless);
+        let stateless = Era::of(&case.protocol_version) == Some(Era::Stateless);
+        let mut initialized = false;
         let mut list = Vec::new();
         for exchange in exchanges.iter().filter(|e| e.call == call) {
             // A request the server could not parse as HTTP says nothing about the client's
@@ -201,10 +221,12 @@ impl<'a> Requests<'a> {
             if exchange.http_method == HttpMethod::Unread {
                 continue;
             }
-            if exchange.jsonrpc_method.as_deref() == Some("initialize") {
-                modern = false;
-            }
+            initialized |= exchange.jsonrpc_method.as_deref() == Some("initialize");
             let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
+            let modern = match stateless {
+                true => !initialized,
+                false => !initialized && is_refused_probe(exchange, &message),
+            };
             let method = exchange.jsonrpc_method.as_deref();
             let what = match method {
                 Some(method) => method,

@@ -16,6 +16,7 @@ pub use placeholder::Placeholders;
 pub use record::{Answerer, Awaited, Ended, Exchange, Sent};
 
 use crate::case::{Call, CaseFile, Target};
+use crate::era::Era;
 use http::{HttpMethod, Request, RequestReadError, read_request};
 use limits::{Backoff, one_connections_error};
 use record::{Arrival, Recorder, Seen};
@@ -345,11 +346,14 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
             (Answerer::Resume, script::response(&script.resume[i], &p))
         }
         _ => {
-            let session = minted.as_deref().unwrap_or_default();
-            let tool = &shared.case.tool;
+            let server = prelude::Server {
+                tool: &shared.case.tool,
+                era: Era::of(&shared.case.protocol_version).unwrap_or(Era::Stateless),
+                session: minted.as_deref().unwrap_or_default(),
+            };
             (
                 Answerer::Prelude,
-                prelude::answer(request, message.as_ref(), tool, session),
+                prelude::answer(request, message.as_ref(), server),
             )
         }
     };

@@ -1271,3 +1271,42 @@ fn a_full_record_still_counts_resuming_gets_by_what_arrived() {
     assert!(second.contains(r#"data: {"n":1,"id":"abc"}"#), "{second}");
     assert!(server.record().iter().all(|e| e.headers.is_empty()));
 }
+
+/// A 2025 case's server is one of the 2025 era: it refuses a `server/discover` probe the way
+/// the official TypeScript SDK 1.x's stateful server did when it was recorded
+/// (`tests/recorded/`), status line, content type and body, so that a client that speaks both
+/// eras falls back to `initialize` as it would in the field. A 2026-07-28 case's server
+/// answers the same probe with its discovery result.
+#[test]
+fn a_2025_case_answers_server_discover_as_a_recorded_2025_server_does() {
+    let recorded = |name: &str| {
+        let path = format!("{}/tests/recorded/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let probe = recorded("server-discover.request.http");
+    let probe_body = body(&probe);
+    let headers =
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nConnection: close\r\n";
+    let answer = |version: &str| {
+        let toml = format!(
+            "summary = \"wire test\"\nprotocol_version = \"{version}\"\n[[call]]\n\
+             expect = {{ outcome = \"TOOL_SUCCESS\" }}\n[[call.reply]]\nstatus = 200\n"
+        );
+        let server = WireServer::start_with(case(&toml), Limits::default()).unwrap();
+        read_until_eof(&mut send(server.addr(), &request(probe_body, headers)))
+    };
+    let real = recorded("typescript-sdk-1.32.2-stateful.server-discover.http");
+    for version in ["2025-11-25", "2025-06-18"] {
+        let ours = answer(version);
+        let status_line = |r: &str| r.lines().next().unwrap_or_default().to_owned();
+        assert_eq!(status_line(&ours), status_line(&real), "{version}: {ours}");
+        assert_eq!(
+            header(&ours, "content-type"),
+            header(&real, "content-type"),
+            "{version}: {ours}"
+        );
+        assert_eq!(body(&ours), body(&real), "{version}");
+    }
+    let modern: Value = serde_json::from_str(body(&answer("2026-07-28"))).unwrap();
+    assert_eq!(modern["result"]["supportedVersions"], json!(["2026-07-28"]));
+}

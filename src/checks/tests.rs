@@ -288,6 +288,29 @@ fn version_answers_decide_between_retry_fallback_and_neither() {
     assert!(verdict(&gave_up, "no-legacy-fallback").is_none());
 }
 
+/// A client that speaks both eras probes 2026-07-28 first; a 2025 case's server refuses the
+/// probe, and the session's rules start at the `initialize` that follows. A 2026-07-28 request
+/// the script answers is no probe: without an `initialize` the session's first rule fails.
+#[test]
+fn a_refused_modern_probe_in_a_2025_case_is_judged_as_modern_and_starts_no_session() {
+    let file = case("2025-11-25", OK_REPLY);
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                          "params": {"_meta": meta()}});
+    let mut probe = post(discover, &MODERN_HEADERS[..2]);
+    probe.reply.status = Some(400);
+    let init = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}),
+        &[],
+    );
+    let checks = check_call(&file, 0, &[probe.clone(), init]);
+    assert!(passed(&checks, "initialize-first"), "{checks:?}");
+    assert!(passed(&checks, "legacy-fallback"), "{checks:?}");
+    let gave_up = check_call(&file, 0, &[probe]);
+    assert!(!passed(&gave_up, "legacy-fallback"));
+    let stateless = check_call(&file, 0, &[modern_call(1)]);
+    assert!(!passed(&stateless, "initialize-first"), "{stateless:?}");
+}
+
 #[test]
 fn repeated_calls_need_new_ids_within_a_session() {
     let file = case("2026-07-28", OK_REPLY);

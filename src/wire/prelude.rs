@@ -6,13 +6,25 @@ use super::response::Response;
 use crate::case::Tool;
 use serde_json::{Value, json};
 
-use crate::era::{MODERN_VERSION, NEGOTIABLE_SESSION_VERSIONS, NEWEST_SESSION_VERSION};
+use crate::era::{Era, MODERN_VERSION, NEGOTIABLE_SESSION_VERSIONS, NEWEST_SESSION_VERSION};
+
+/// What the prelude answers with: the case's tool, the era of the server the case stands for
+/// (its `protocol_version`'s), and the session id an `initialize` gets.
+#[derive(Debug, Clone, Copy)]
+pub struct Server<'a> {
+    /// The tool `tools/list` advertises.
+    pub tool: &'a Tool,
+    /// The era of the server: a 2025 one does not know `server/discover`.
+    pub era: Era,
+    /// The session id an `initialize` gets.
+    pub session: &'a str,
+}
 
 /// The answer to a request that is not a scripted `tools/call`.
-pub fn answer(request: &Request, message: Option<&Value>, tool: &Tool, session: &str) -> Response {
+pub fn answer(request: &Request, message: Option<&Value>, server: Server<'_>) -> Response {
     match request.method.as_str() {
         "POST" => match message {
-            Some(message) => answer_message(request, message, tool, session),
+            Some(message) => answer_message(request, message, server),
             None => error(
                 400,
                 Value::Null,
@@ -27,7 +39,8 @@ pub fn answer(request: &Request, message: Option<&Value>, tool: &Tool, session: 
     }
 }
 
-fn answer_message(request: &Request, message: &Value, tool: &Tool, session: &str) -> Response {
+fn answer_message(request: &Request, message: &Value, server: Server<'_>) -> Response {
+    let Server { tool, era, session } = server;
     let id = message.get("id").cloned();
     let method = message.get("method").and_then(Value::as_str);
     let (Some(method), Some(id)) = (method, id) else {
@@ -42,6 +55,7 @@ fn answer_message(request: &Request, message: &Value, tool: &Tool, session: &str
             cacheable(json!({"tools": [advertised(tool)]}), modern),
             modern,
         ),
+        "server/discover" if era == Era::Session => outside_session(),
         "server/discover" => result(id, cacheable(discover(), true), true),
         // 2026-07-28 removed `ping`: a modern request for it is an unknown method.
         "ping" if !modern => result(id, json!({}), false),
@@ -69,6 +83,27 @@ fn initialize(id: Value, message: &Value, session: &str) -> Response {
         "serverInfo": server_info(),
     });
     result(id, body, false).with_header("mcp-session-id", session)
+}
+
+/// What a server of the 2025 era answers a request outside a session that is not `initialize`,
+/// `server/discover` among them: the `400` of the TypeScript SDK 1.x's stateful server as its
+/// example `simpleStreamableHttp` routes requests, recorded from `@modelcontextprotocol/sdk`
+/// 1.32.2 (`tests/recorded/`). Its code is no modern one (-32020 to -32022), so a client that
+/// probes 2026-07-28 first reads it as a 2025 server and falls back to `initialize`, as it
+/// would against a real one. (The Python SDK 1.x answers `400` with -32600 "Bad Request:
+/// Missing session ID", to the same effect.)
+fn outside_session() -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"},
+        "id": null,
+    });
+    let mut response = Response::json(400, body.to_string());
+    response.headers = vec![(
+        "content-type".into(),
+        "application/json; charset=utf-8".into(),
+    )];
+    response
 }
 
 fn discover() -> Value {
@@ -147,6 +182,15 @@ mod tests {
         (request, body)
     }
 
+    /// A server of the 2026-07-28 era.
+    fn on<'a>(tool: &'a Tool, session: &'a str) -> Server<'a> {
+        Server {
+            tool,
+            era: Era::Stateless,
+            session,
+        }
+    }
+
     fn body_json(response: &Response) -> Value {
         match &response.body {
             Body::Fixed(bytes) => serde_json::from_slice(bytes).unwrap(),
@@ -160,7 +204,7 @@ mod tests {
             &[],
             json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}),
         );
-        let response = answer(&req, Some(&msg), &Tool::default(), "s-1");
+        let response = answer(&req, Some(&msg), on(&Tool::default(), "s-1"));
         assert!(
             response
                 .headers
@@ -174,7 +218,7 @@ mod tests {
             &[],
             json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}),
         );
-        let response = answer(&req, Some(&msg), &Tool::default(), "s-1");
+        let response = answer(&req, Some(&msg), on(&Tool::default(), "s-1"));
         assert_eq!(
             body_json(&response)["result"]["protocolVersion"],
             "2025-11-25"
@@ -187,7 +231,7 @@ mod tests {
             &[],
             json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
         );
-        let response = answer(&req, Some(&msg), &Tool::default(), "s");
+        let response = answer(&req, Some(&msg), on(&Tool::default(), "s"));
         assert_eq!(response.status, Some(202));
         assert!(matches!(response.body, Body::Empty));
     }
@@ -201,7 +245,7 @@ mod tests {
         tool.annotations
             .insert("readOnlyHint".into(), toml::Value::Boolean(true));
         let (req, msg) = post(&[], json!({"jsonrpc":"2.0","id":"a","method":"tools/list"}));
-        let listed = body_json(&answer(&req, Some(&msg), &tool, "s"));
+        let listed = body_json(&answer(&req, Some(&msg), on(&tool, "s")));
         assert_eq!(listed["id"], "a");
         assert_eq!(listed["result"]["tools"][0]["name"], "lookup");
         assert_eq!(
@@ -213,7 +257,7 @@ mod tests {
         let mut schema = toml::Table::new();
         schema.insert("type".into(), "object".into());
         tool.output_schema = Some(schema);
-        let listed = body_json(&answer(&req, Some(&msg), &tool, "s"));
+        let listed = body_json(&answer(&req, Some(&msg), on(&tool, "s")));
         assert_eq!(
             listed["result"]["tools"][0]["outputSchema"],
             json!({"type": "object"})
@@ -224,31 +268,51 @@ mod tests {
     fn modern_lists_and_discovery_carry_cache_fields_and_legacy_lists_do_not() {
         let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
         let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], list.clone());
-        let modern = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        let modern = body_json(&answer(&req, Some(&msg), on(&Tool::default(), "s")));
         assert_eq!(
             (&modern["result"]["ttlMs"], &modern["result"]["cacheScope"]),
             (&json!(0), &json!("public"))
         );
         let (req, msg) = post(&[], list);
-        let legacy = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        let legacy = body_json(&answer(&req, Some(&msg), on(&Tool::default(), "s")));
         assert!(legacy["result"].get("ttlMs").is_none());
         let (req, msg) = post(
             &[],
             json!({"jsonrpc":"2.0","id":2,"method":"server/discover"}),
         );
-        let discovered = body_json(&answer(&req, Some(&msg), &Tool::default(), "s"));
+        let discovered = body_json(&answer(&req, Some(&msg), on(&Tool::default(), "s")));
         assert_eq!(discovered["result"]["resultType"], "complete");
         assert_eq!(discovered["result"]["ttlMs"], 0);
+    }
+
+    #[test]
+    fn a_2025_server_refuses_discovery_outside_a_session_as_the_typescript_sdk_does() {
+        let discover = json!({"jsonrpc":"2.0","id":2,"method":"server/discover"});
+        let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], discover);
+        let tool = Tool::default();
+        let server = Server {
+            era: Era::Session,
+            ..on(&tool, "s")
+        };
+        let refused = answer(&req, Some(&msg), server);
+        assert_eq!(refused.status, Some(400));
+        assert_eq!(
+            body_json(&refused),
+            json!({"jsonrpc": "2.0", "id": null,
+                   "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}})
+        );
+        let code = body_json(&refused)["error"]["code"].as_i64();
+        assert!(!crate::era::MODERN_400_CODES.contains(&code.unwrap()));
     }
 
     #[test]
     fn ping_is_answered_in_a_session_and_unknown_in_2026() {
         let ping = json!({"jsonrpc":"2.0","id":"p","method":"ping"});
         let (req, msg) = post(&[], ping.clone());
-        let session = answer(&req, Some(&msg), &Tool::default(), "s");
+        let session = answer(&req, Some(&msg), on(&Tool::default(), "s"));
         assert_eq!(body_json(&session)["result"], json!({}));
         let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], ping);
-        let modern = answer(&req, Some(&msg), &Tool::default(), "s");
+        let modern = answer(&req, Some(&msg), on(&Tool::default(), "s"));
         assert_eq!(modern.status, Some(404));
         assert_eq!(body_json(&modern)["error"]["code"], -32601);
     }
@@ -257,12 +321,12 @@ mod tests {
     fn unknown_methods_are_404_in_the_modern_era_and_200_errors_before() {
         let call = json!({"jsonrpc":"2.0","id":5,"method":"resources/list"});
         let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], call.clone());
-        let modern = answer(&req, Some(&msg), &Tool::default(), "s");
+        let modern = answer(&req, Some(&msg), on(&Tool::default(), "s"));
         assert_eq!(modern.status, Some(404));
         assert_eq!(body_json(&modern)["error"]["code"], -32601);
         let (req, msg) = post(&[], call);
         assert_eq!(
-            answer(&req, Some(&msg), &Tool::default(), "s").status,
+            answer(&req, Some(&msg), on(&Tool::default(), "s")).status,
             Some(200)
         );
     }
@@ -275,9 +339,12 @@ mod tests {
             headers: vec![],
             body: vec![],
         };
-        assert_eq!(answer(&get, None, &Tool::default(), "s").status, Some(405));
+        assert_eq!(
+            answer(&get, None, on(&Tool::default(), "s")).status,
+            Some(405)
+        );
         let (req, _) = post(&[], json!(null));
-        let response = answer(&req, None, &Tool::default(), "s");
+        let response = answer(&req, None, on(&Tool::default(), "s"));
         assert_eq!(
             (
                 response.status,
