@@ -16,13 +16,15 @@ run the adapter's row against it, keep one JSON report per version, then build t
 How an adapter is installed at a version is its `adapter.toml`: `install` (npm, pip or cargo) and
 the `[sweep]` table (harness/adapters/README.md, "Sweeping versions"); nothing here knows an SDK.
 
-- npm: the adapter's folder (without node_modules) copied to target/sweep/<id>/<version>/, then
+- npm: the adapter's folder (without node_modules) copied to target/sweep/<id>/<version>/adapters/,
+  beside a copy of the contract it imports (contract.mjs), then
   `npm install --save-exact <package>@<version>` there (the copied lock keeps the rest pinned);
 - pip: a virtualenv target/sweep/<id>/<version>/venv with `pip install <package>==<version>` (its
   dependencies resolved by pip on that day), running the adapter's own program;
-- cargo: the adapter's crate copied to target/sweep/<id>/<version>/, its dependency on
-  `<package>` set to `=<version>` with `cargo add`, built with `cargo build --release` into
-  target/sweep/<id>/cargo-target (shared between versions, so only what changed is rebuilt).
+- cargo: the adapter's crate copied the same way, beside a copy of its contract crate
+  (contract-rs), its dependency on `<package>` set to `=<version>` with `cargo add`, built with
+  `cargo build --release` into target/sweep/<id>/cargo-target (shared between versions, so only
+  what changed is rebuilt).
 
 An installed version is cached (a marker file in its folder) and never installed at run time.
 Each version's row is `cargo test --test <test>` with MCP_ERROR_LAYERS_SWEEP_COMMAND (the installed
@@ -46,6 +48,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapters  # noqa: E402
 
 RELEASE = re.compile(r"^\d+(\.\d+)*$")
+# The adapter contract that the adapters of a package manager import from beside their folder
+# (harness/adapters/contract.mjs, contract-rs/): an installed copy gets a copy beside it. A pip
+# adapter's program runs from this repository, beside its contract.
+CONTRACTS = {"npm": "contract.mjs", "cargo": "contract-rs"}
 
 
 def version_key(version: str) -> tuple:
@@ -82,12 +88,11 @@ def in_shard(version: str, k: int, n: int) -> bool:
 def sweep_settings(adapter: dict) -> dict:
     """The `[sweep]` table with its defaults: `package` is the `sdk` key's package."""
     table = adapter.get("sweep", {})
-    unknown = set(table) - {"package", "lines", "shared"}
+    unknown = set(table) - {"package", "lines"}
     if unknown:
         sys.exit(f"harness/adapters/{adapter['id']}/adapter.toml: unknown [sweep] key(s) {sorted(unknown)} "
                  "(see harness/adapters/README.md, \"Sweeping versions\")")
-    return {"package": table.get("package", adapter["sdk"]), "lines": table.get("lines", []),
-            "shared": table.get("shared", [])}
+    return {"package": table.get("package", adapter["sdk"]), "lines": table.get("lines", [])}
 
 
 def latest(adapter: dict, count: int) -> list[str]:
@@ -123,6 +128,19 @@ def run_quiet(command: list, **kwargs) -> str | None:
     return " / ".join(lines[-3:]) or f"exit {done.returncode}"
 
 
+def copy_beside_contract(folder: pathlib.Path, into: pathlib.Path, kind: str) -> pathlib.Path:
+    """Copies an adapter's folder (without what an install or a build left in it) into `into`,
+    beside a copy of the contract it imports from its parent folder; returns the copy."""
+    copy = into / folder.name
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("node_modules", "target"))
+    contract = adapters.HERE / CONTRACTS[kind]
+    if contract.is_dir():
+        shutil.copytree(contract, into / contract.name, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    else:
+        shutil.copy2(contract, into / contract.name)
+    return copy
+
+
 def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] | None, str | None]:
     """Installs the adapter's SDK at `version` under `home` (cached): its command, or why not."""
     package, kind = sweep_settings(adapter)["package"], adapter["install"]
@@ -142,20 +160,15 @@ def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] 
         return command, None
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
-    if kind == "npm":
-        copy = home / "adapters" / folder.name
-        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("node_modules"))
-        # Files beside the adapters' folders that the program imports (`../serving.mjs`).
-        for name in sweep_settings(adapter)["shared"]:
-            shutil.copy2(adapters.HERE / name, home / "adapters" / name)
-        why = run_quiet(["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{package}@{version}"],
-                        cwd=copy)
-    elif kind == "pip":
+    if kind == "pip":
         why = run_quiet([sys.executable, "-m", "venv", home / "venv"]) or run_quiet(
             [home / "venv/bin/pip", "install", "-q", "--disable-pip-version-check", f"{package}=={version}"])
+    elif kind == "npm":
+        copy = copy_beside_contract(folder, home / "adapters", kind)
+        why = run_quiet(["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{package}@{version}"],
+                        cwd=copy)
     else:
-        copy = home / "crate"
-        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("target"))
+        copy = copy_beside_contract(folder, home / "adapters", kind)
         why = run_quiet(["cargo", "add", "-q", "--manifest-path", copy / "Cargo.toml", f"{package}@={version}"]) \
             or run_quiet(["cargo", "build", "-q", "--release", "--manifest-path", copy / "Cargo.toml"],
                          env={**os.environ, "CARGO_TARGET_DIR": str(home.parent / "cargo-target")})
@@ -186,9 +199,10 @@ def run_row(adapter: dict, version: str, command: list[str], report: pathlib.Pat
         "MCP_ERROR_LAYERS_SWEEP_COMMAND": json.dumps(command),
         "MCP_ERROR_LAYERS_SWEEP_VERSION": version,
         "MCP_ERROR_LAYERS_JSON": str(report),
+        "MCP_ERROR_LAYERS_SDK": adapter["id"],
     })
     report.unlink(missing_ok=True)
-    done = subprocess.run(["cargo", "test", "--locked", "-q", "--test", adapter["test"]],
+    done = subprocess.run(["cargo", "test", "--locked", "-q", "--test", "sdk"],
                           cwd=adapters.ROOT, env=env, capture_output=True, text=True)
     if not report.exists():
         tail = " / ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
@@ -239,7 +253,7 @@ def main(argv: list[str]) -> int:
     out = (args.out or adapters.target() / "sweep" / adapter["id"] / "reports").resolve()
     out.mkdir(parents=True, exist_ok=True)
     # Build the row once, so that each version's time is its own.
-    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q", "--test", adapter["test"]],
+    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q", "--test", "sdk"],
                    cwd=adapters.ROOT, check=True)
     print(f"{adapter['id']}: {len(versions)} versions of {sweep_settings(adapter)['package']} -> {out}")
     started, totals = time.monotonic(), [0.0, 0.0]

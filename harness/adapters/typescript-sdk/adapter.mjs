@@ -2,10 +2,8 @@
 // mcp-error-layers adapter for the official TypeScript SDK (@modelcontextprotocol/sdk, pinned in
 // package.json / package-lock.json).
 //
-// One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
-// MCP_ERROR_LAYERS_TOOL, MCP_ERROR_LAYERS_ARGUMENTS, MCP_ERROR_LAYERS_PROTOCOL_VERSION and
-// MCP_ERROR_LAYERS_TIMEOUT_MS; with MCP_ERROR_LAYERS_LIST_TOOLS=1 it lists the tools first.
-// Exactly one JSON line goes to stdout; everything else to stderr.
+// The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
+// call per process or many at once, read and answered by ../contract.mjs.
 //
 // The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport,
 // connect, callTool with the SDK's own `timeout` request option) and maps what the SDK surfaces to
@@ -15,26 +13,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { readFileSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serve } from '../serving.mjs';
+import * as contract from '../contract.mjs';
+import { observation } from '../contract.mjs';
 
-// Read from the file: the package's `exports` map resolves `./package.json` to dist/cjs's stub.
-const SDK_VERSION = JSON.parse(
-  readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url)),
-).version;
-
-// Cause codes of a `fetch failed` TypeError (undici) that mean no HTTP response arrived.
-const CONNECTION_CAUSES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
-
-const MAX_DETAIL = 600;
+const SDK = { name: '@modelcontextprotocol/sdk', version: contract.packageVersion('@modelcontextprotocol/sdk', import.meta.url) };
 
 /**
  * Observation for a value the SDK returned from `callTool`. The SDK's result type
@@ -51,49 +33,29 @@ function fromResult(result) {
   return observation('TOOL_SUCCESS', null, null, `callTool returned a result${note}`);
 }
 
-/** A ZodError's issues in one line: `path: message [code]` each. */
-function zodSummary(error) {
-  const issues = error.issues.map((issue) => `${issue.path?.length ? issue.path.join('.') : '(root)'}: ${issue.message} [${issue.code}]`);
-  return `ZodError: ${issues.join('; ')}`;
+/** One error of a cause chain: its class, its `code` when that is no number, its message. */
+function label(error) {
+  const name = error.constructor?.name && error.constructor.name !== 'Error' ? error.constructor.name : (error.name ?? 'Error');
+  const code = error.code !== undefined && typeof error.code !== 'number' ? ` [${error.code}]` : '';
+  return `${name}${code}: ${error.message ?? String(error)}`;
 }
 
-/** An error and its cause chain as text. */
-function describe(error) {
-  if (error === null || error === undefined) return String(error);
-  if (Array.isArray(error.issues)) return zodSummary(error);
-  const parts = [];
-  let current = error;
-  for (let depth = 0; current && depth < 4; depth += 1) {
-    const name = current.constructor?.name && current.constructor.name !== 'Error' ? current.constructor.name : (current.name ?? 'Error');
-    const code = current.code !== undefined && typeof current.code !== 'number' ? ` [${current.code}]` : '';
-    parts.push(`${name}${code}: ${current.message ?? String(current)}`);
-    current = current.cause;
-  }
-  return parts.join(' <- caused by ');
-}
-
-function causeCode(error) {
-  let current = error?.cause;
-  for (let depth = 0; current && depth < 4; depth += 1) {
-    if (typeof current.code === 'string') return current.code;
-    current = current.cause;
-  }
-  return undefined;
-}
+const describe = (error) => contract.describe(error, label);
 
 /**
- * Observation for an error the SDK threw. `reported` holds the errors the SDK passed to
- * `Client.onerror` before the call ended (transport-level failures are reported there first).
+ * Observation for an error the SDK threw during `steps.now`. `reported` holds the errors the SDK
+ * passed to `Client.onerror` before the call ended (transport-level failures are reported there
+ * first).
  */
-function fromError(error, { phase, timeoutMs, reported }) {
-  const where = { connect: 'connect (initialize) failed: ', list: 'listTools failed: ' }[phase] ?? 'callTool failed: ';
+function fromError(error, { steps, timeoutMs, reported }) {
+  const where = steps.where;
   const text = where + describe(error);
 
   // McpError: the SDK's JSON-RPC error class. The SDK also raises it for its own request timeout
   // (code RequestTimeout, data { timeout }), which is told apart by the data it carries.
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout && error.data?.timeout === timeoutMs) {
-      return observation('TIMEOUT', null, null, text + withReported(reported, error));
+      return observation('TIMEOUT', null, null, text + reported.besides(error));
     }
     return observation('JSONRPC_ERROR', null, error.code, text);
   }
@@ -114,7 +76,7 @@ function fromError(error, { phase, timeoutMs, reported }) {
   // ZodError: a schema check failed. When the transport reported it through onerror it is the
   // transport's JSONRPCMessageSchema check of the incoming message (the envelope); otherwise it is
   // Protocol.request's check of the result against CallToolResultSchema.
-  if (error?.name === 'ZodError' || Array.isArray(error?.issues)) {
+  if (contract.isZod(error)) {
     if (reported.includes(error)) {
       return observation('INVALID_ENVELOPE', null, null, `${where}the transport rejected the message as no JSON-RPC message: ${describe(error)}`);
     }
@@ -126,130 +88,40 @@ function fromError(error, { phase, timeoutMs, reported }) {
     return observation('MALFORMED_JSON', null, null, text);
   }
 
-  // undici: `fetch failed` means fetch() itself rejected, before any response; `terminated` means
-  // the body of a response that had started was cut off.
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    if (CONNECTION_CAUSES.has(causeCode(error))) {
-      return observation('CONNECTION_ERROR', null, null, text);
-    }
-    return observation('UNCLASSIFIED_ERROR', null, null, text);
-  }
-  if (error instanceof TypeError && error.message === 'terminated') {
-    return observation('STREAM_INCOMPLETE', null, null, text);
-  }
-
-  return observation('UNCLASSIFIED_ERROR', null, null, text + withReported(reported, error));
+  const fetched = contract.fetchOutcome(error);
+  if (fetched) return observation(fetched, null, null, text);
+  return observation('UNCLASSIFIED_ERROR', null, null, text + reported.besides(error));
 }
 
-function withReported(reported, except) {
-  const others = reported.filter((e) => e !== except);
-  if (others.length === 0) return '';
-  return `; the SDK reported via onerror: ${others.map(describe).join(' | ')}`;
-}
-
-function observation(outcome, status, code, detail) {
-  const text = String(detail).replace(/\s+/g, ' ');
-  return {
-    outcome,
-    status,
-    code,
-    detail: text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text,
-  };
-}
-
-/**
- * Makes one tool call with the SDK and returns an observation object. Reusable for a persistent
- * mode: it keeps no state between calls.
- *
- * @param {string} endpoint  the MCP endpoint URL
- * @param {string} tool      the tool name
- * @param {object} args      the tool arguments
- * @param {string} version   the protocol version the case prefers (see below)
- * @param {number} timeoutMs the SDK request timeout for the call
- */
-export async function observe(endpoint, tool, args, version, timeoutMs, listTools = false) {
+/** Makes one tool call with the SDK and returns an observation object. */
+async function observe(call) {
   // The SDK negotiates LATEST_PROTOCOL_VERSION in `initialize` and offers no option to prefer
-  // another one, so `version` cannot be honoured beyond what the SDK speaks. The adapter runs the
-  // SDK as it is (a 2026-07-28 case is run over a 2025 session): the wire server answers
+  // another one, so the case's version cannot be honoured beyond what the SDK speaks. The adapter
+  // runs the SDK as it is (a 2026-07-28 case is run over a 2025 session): the wire server answers
   // `initialize` in every era and the tools/call reply under test is the same.
-  if (version && version !== LATEST_PROTOCOL_VERSION) {
-    console.error(`note: ${version} requested; @modelcontextprotocol/sdk ${SDK_VERSION} speaks ${LATEST_PROTOCOL_VERSION}`);
+  if (call.protocolVersion !== LATEST_PROTOCOL_VERSION) {
+    console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} speaks ${LATEST_PROTOCOL_VERSION}`);
   }
-  const reported = [];
-  const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK_VERSION }, { capabilities: {} });
-  client.onerror = (error) => {
-    reported.push(error);
-    console.error(`sdk onerror: ${describe(error)}`);
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint));
-  let phase = 'connect';
+  const reported = new contract.Reported('onerror', describe);
+  const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, { capabilities: {} });
+  client.onerror = reported.listener;
+  const transport = new StreamableHTTPClientTransport(new URL(call.endpoint));
+  const steps = new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: 'callTool' });
   try {
     // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
     // request timeout, so that a slow start on a loaded machine is not reported as the call's.
     await client.connect(transport);
-    if (listTools) {
-      // As an application does to learn the tool's schemas (docs/adapters.md, list_tools).
-      phase = 'list';
-      await client.listTools();
-    }
-    phase = 'call';
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
+    const result = await steps.listThenCall(
+      call,
+      () => client.listTools(),
+      () => client.callTool({ name: call.tool, arguments: call.arguments }, undefined, { timeout: call.timeoutMs }),
+    );
     return fromResult(result);
   } catch (error) {
-    return fromError(error, { phase, timeoutMs, reported });
+    return fromError(error, { steps, timeoutMs: call.timeoutMs, reported });
   } finally {
     client.close().catch((error) => console.error(`close: ${describe(error)}`));
   }
 }
 
-function requiredEnv(name) {
-  const value = process.env[name];
-  if (value === undefined) throw new Error(`${name} is not set`);
-  return value;
-}
-
-async function main() {
-  const endpoint = process.argv[process.argv.length - 1];
-  if (process.argv.length < 3 || !/^https?:\/\//.test(endpoint)) {
-    throw new Error('usage: adapter.mjs <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)');
-  }
-  const tool = requiredEnv('MCP_ERROR_LAYERS_TOOL');
-  const args = JSON.parse(process.env.MCP_ERROR_LAYERS_ARGUMENTS ?? '{}');
-  const version = process.env.MCP_ERROR_LAYERS_PROTOCOL_VERSION ?? '';
-  const timeoutMs = Number.parseInt(process.env.MCP_ERROR_LAYERS_TIMEOUT_MS ?? '5000', 10);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-    throw new Error('MCP_ERROR_LAYERS_TIMEOUT_MS must be a positive integer');
-  }
-  const listTools = process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1';
-  return observe(endpoint, tool, args, version, timeoutMs, listTools);
-}
-
-// An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
-process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${describe(reason)}`));
-
-function isMain() {
-  try {
-    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMain() && process.env.MCP_ERROR_LAYERS_MODE === 'persistent') {
-  // Persistent mode (docs/adapters.md): many calls at once, each answer with its request's id.
-  serve((r) => observe(r.endpoint, r.tool, r.arguments, r.protocol_version, r.timeout_ms, r.list_tools === true)).then(
-    () => process.exit(0),
-    (error) => {
-      console.error(`adapter error: ${describe(error)}`);
-      process.exit(2);
-    },
-  );
-} else if (isMain()) {
-  main().then(
-    (obs) => process.stdout.write(`${JSON.stringify(obs)}\n`, () => process.exit(0)),
-    (error) => {
-      console.error(`adapter error: ${describe(error)}`);
-      process.exit(2);
-    },
-  );
-}
+contract.run(observe, { sdk: SDK, describeOne: describe });

@@ -1,9 +1,7 @@
 //! mcp-error-layers adapter for rmcp, the official Rust MCP SDK (pinned in Cargo.toml / Cargo.lock).
 //!
-//! One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
-//! `MCP_ERROR_LAYERS_TOOL`, `MCP_ERROR_LAYERS_ARGUMENTS`, `MCP_ERROR_LAYERS_PROTOCOL_VERSION` and
-//! `MCP_ERROR_LAYERS_TIMEOUT_MS`; with `MCP_ERROR_LAYERS_LIST_TOOLS=1` it lists the tools first.
-//! Exactly one JSON line goes to stdout; everything else to stderr.
+//! The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
+//! call per process, read and answered by the contract crate (`../contract-rs`).
 //!
 //! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
@@ -18,23 +16,19 @@
 
 use std::error::Error as StdError;
 use std::process::ExitCode;
-use std::time::Duration;
 
+use contract::{Call, Observation, chain, describe};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    Implementation, JsonObject, ProtocolVersion,
+    Implementation, ProtocolVersion,
 };
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
 use rmcp::transport::{DynamicTransportError, StreamableHttpClientTransport};
 use rmcp::{ErrorData as McpError, ServiceError};
-use serde_json::{Value, json};
 
-const MAX_DETAIL: usize = 600;
 /// rmcp's marker in the `data` of JSON-RPC errors its transport synthesizes itself.
 const TRANSPORT_CLOSED_MARKER: &str = "io.modelcontextprotocol/transportClosed";
-/// How long rmcp's own teardown (it DELETEs a 2025 session) may take once the call is observed.
-const TEARDOWN: Duration = Duration::from_secs(2);
 /// The pinned rmcp version (Cargo.toml says `=3.11.0`; keep the two in step), for `detail` and `clientInfo`.
 const RMCP_VERSION: &str = "3.11.0";
 
@@ -54,90 +48,6 @@ impl Api {
             Self::CallToolOnce => "call_tool_once",
         }
     }
-}
-
-/// One observation, as the contract prints it.
-#[derive(Debug, Clone)]
-pub enum Observation {
-    Outcome {
-        outcome: &'static str,
-        status: Option<u16>,
-        code: Option<i64>,
-        detail: String,
-    },
-    Unsupported(String),
-}
-
-impl Observation {
-    fn new(outcome: &'static str, detail: impl Into<String>) -> Self {
-        Self::Outcome {
-            outcome,
-            status: None,
-            code: None,
-            detail: tidy(&detail.into()),
-        }
-    }
-
-    fn with_status(mut self, value: u16) -> Self {
-        if let Self::Outcome { status, .. } = &mut self {
-            *status = Some(value);
-        }
-        self
-    }
-
-    fn with_code(mut self, value: i64) -> Self {
-        if let Self::Outcome { code, .. } = &mut self {
-            *code = Some(value);
-        }
-        self
-    }
-
-    /// The contract's JSON line, keys in the contract's order.
-    #[must_use]
-    pub fn to_json_line(&self) -> String {
-        match self {
-            Self::Outcome {
-                outcome,
-                status,
-                code,
-                detail,
-            } => format!(
-                "{{\"outcome\": {}, \"status\": {}, \"code\": {}, \"detail\": {}}}",
-                Value::from(*outcome),
-                json!(status),
-                json!(code),
-                Value::from(detail.as_str())
-            ),
-            Self::Unsupported(why) => json!({"unsupported": why}).to_string(),
-        }
-    }
-}
-
-fn tidy(text: &str) -> String {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() > MAX_DETAIL {
-        let cut: String = text.chars().take(MAX_DETAIL).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
-}
-
-/// The error and its `source()` chain as text; a cause that repeats the text before it is skipped.
-fn describe(error: &(dyn StdError + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut current: Option<&(dyn StdError + 'static)> = Some(error);
-    while let Some(e) = current {
-        let text = e.to_string();
-        if parts.last().is_none_or(|last| !last.contains(&text)) {
-            parts.push(text);
-        }
-        current = e.source();
-        if parts.len() >= 5 {
-            break;
-        }
-    }
-    parts.join(" <- caused by ")
 }
 
 /// A transport error without rmcp's wrapper (whose text is the transport's long type name), and
@@ -161,17 +71,6 @@ fn describe_transport(error: &(dyn StdError + 'static)) -> String {
         }
     }
     text
-}
-
-/// The errors in a `source()` chain, outermost first.
-fn chain<'a>(error: &'a (dyn StdError + 'static)) -> Vec<&'a (dyn StdError + 'static)> {
-    let mut found = Vec::new();
-    let mut current = Some(error);
-    while let Some(e) = current {
-        found.push(e);
-        current = e.source();
-    }
-    found
 }
 
 /// A JSON-RPC error object rmcp handed to the caller. rmcp also synthesizes some (a response
@@ -410,25 +309,18 @@ fn protocol_version(requested: &str) -> Option<ProtocolVersion> {
         .cloned()
 }
 
-/// Makes one tool call with rmcp and returns the observation (reusable for a persistent mode).
+/// Makes one tool call with rmcp and returns the observation.
 ///
-/// The timeout bounds the call (`call_tool`, all its rounds, or `call_tool_once`) with
-/// `tokio::time::timeout`: neither takes request options (rmcp's `PeerRequestOptions::timeout`
+/// The timeout bounds the call (`call_tool`, all its rounds, or `call_tool_once`) with the
+/// adapter's own deadline: neither takes request options (rmcp's `PeerRequestOptions::timeout`
 /// exists only on the lower-level `Peer::send_request_with_option`, which would bypass their
 /// reading of the result), and the call is then dropped (abandoned), as an application with a
 /// deadline would do.
-pub async fn observe(
-    api: Api,
-    endpoint: &str,
-    tool: &str,
-    args: JsonObject,
-    version: &str,
-    timeout: Duration,
-    list_tools: bool,
-) -> Observation {
-    let Some(version) = protocol_version(version) else {
+async fn observe(api: Api, call: Call) -> Observation {
+    let Some(version) = protocol_version(&call.protocol_version) else {
         return Observation::Unsupported(format!(
-            "rmcp {RMCP_VERSION} does not know protocol version {version:?}"
+            "rmcp {RMCP_VERSION} does not know protocol version {:?}",
+            call.protocol_version
         ));
     };
     let mut info = ClientConfig::new(
@@ -445,16 +337,16 @@ pub async fn observe(
             preferred_versions: vec![version.clone()],
         }
     };
-    let transport = StreamableHttpClientTransport::from_uri(endpoint.to_owned());
+    let transport = StreamableHttpClientTransport::from_uri(call.endpoint);
     // The case's timeout is for the call. The connect has no deadline of its own here (rmcp has
     // no option for it either): a connect that never finishes is left to the runner's deadline.
     let client = match info.serve_with_lifecycle(transport, lifecycle).await {
         Ok(client) => client,
         Err(error) => return from_initialize_error(&error),
     };
-    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    let call = async {
-        if list_tools {
+    let params = CallToolRequestParams::new(call.tool).with_arguments(call.arguments);
+    let work = async {
+        if call.list_tools {
             // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
             if let Err(error) = client.list_all_tools().await {
                 return Ok(service_error("list_all_tools failed", &error));
@@ -468,91 +360,22 @@ pub async fn observe(
             Api::CallToolOnce => client.call_tool_once(params).await.map(from_response),
         }
     };
-    let observation = match tokio::time::timeout(timeout, call).await {
+    let observation = match contract::within(call.timeout, api.name(), work).await {
         Ok(Ok(observation)) => observation,
         Ok(Err(error)) => from_service_error(api, &error),
-        Err(_) => Observation::new(
-            "TIMEOUT",
-            format!(
-                "{} did not finish within {timeout:?} (the adapter's deadline around it)",
-                api.name()
-            ),
-        ),
+        Err(timeout) => timeout,
     };
-    match tokio::time::timeout(TEARDOWN, client.cancel()).await {
-        Ok(Ok(reason)) => eprintln!("rmcp stopped: {reason:?}"),
-        Ok(Err(error)) => eprintln!("rmcp stop failed: {error}"),
-        Err(_) => eprintln!("rmcp teardown took longer than {TEARDOWN:?}; abandoned"),
-    }
+    contract::teardown("rmcp stop", client.cancel()).await;
     observation
 }
 
-fn env(name: &str) -> Result<Option<String>, String> {
-    match std::env::var(name) {
-        Ok(value) => Ok(Some(value)),
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(error) => Err(format!("{name}: {error}")),
-    }
-}
-
-const USAGE: &str = "usage: mcp-error-layers-adapter-rmcp [--call-tool-once] <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)";
-
-type Call = (Api, String, String, JsonObject, String, Duration);
-
-fn read_call() -> Result<Call, String> {
-    let mut words: Vec<String> = std::env::args().skip(1).collect();
-    let endpoint = words
-        .pop()
-        .filter(|a| a.starts_with("http://") || a.starts_with("https://"))
-        .ok_or(USAGE)?;
-    let api = match words.as_slice() {
-        [] => Api::CallTool,
-        [flag] if flag == "--call-tool-once" => Api::CallToolOnce,
-        _ => return Err(format!("unknown arguments {words:?}; {USAGE}")),
-    };
-    let tool = env("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?;
-    let args = env("MCP_ERROR_LAYERS_ARGUMENTS")?.unwrap_or_else(|| "{}".into());
-    let args: JsonObject = serde_json::from_str(&args)
-        .map_err(|e| format!("MCP_ERROR_LAYERS_ARGUMENTS is not a JSON object: {e}"))?;
-    let version = env("MCP_ERROR_LAYERS_PROTOCOL_VERSION")?.unwrap_or_else(|| "2026-07-28".into());
-    let timeout_ms: u64 = env("MCP_ERROR_LAYERS_TIMEOUT_MS")?
-        .unwrap_or_else(|| "5000".into())
-        .parse()
-        .map_err(|e| format!("MCP_ERROR_LAYERS_TIMEOUT_MS: {e}"))?;
-    Ok((
-        api,
-        endpoint,
-        tool,
-        args,
-        version,
-        Duration::from_millis(timeout_ms.max(1)),
-    ))
-}
-
 fn main() -> ExitCode {
-    let (api, endpoint, tool, args, version, timeout) = match read_call() {
-        Ok(call) => call,
-        Err(message) => {
-            eprintln!("adapter error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("adapter error: cannot start a runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let list_tools = std::env::var("MCP_ERROR_LAYERS_LIST_TOOLS").is_ok_and(|v| v == "1");
-    let observation = runtime.block_on(observe(
-        api, &endpoint, &tool, args, &version, timeout, list_tools,
-    ));
-    println!("{}", observation.to_json_line());
-    // Do not wait for tasks rmcp may have left behind.
-    runtime.shutdown_background();
-    ExitCode::SUCCESS
+    contract::main("[--call-tool-once]", |arguments, call| {
+        let api = match arguments {
+            [] => Api::CallTool,
+            [flag] if flag == "--call-tool-once" => Api::CallToolOnce,
+            _ => return None,
+        };
+        Some(observe(api, call))
+    })
 }

@@ -1,9 +1,7 @@
 //! mcp-error-layers adapter for tower-mcp's MCP client (pinned in Cargo.toml / Cargo.lock).
 //!
-//! One-shot contract (design §6): the endpoint URL is the last argument; the call comes in
-//! `MCP_ERROR_LAYERS_TOOL`, `MCP_ERROR_LAYERS_ARGUMENTS`, `MCP_ERROR_LAYERS_PROTOCOL_VERSION` and
-//! `MCP_ERROR_LAYERS_TIMEOUT_MS`; with `MCP_ERROR_LAYERS_LIST_TOOLS=1` it lists the tools first.
-//! Exactly one JSON line goes to stdout; everything else to stderr.
+//! The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
+//! call per process, read and answered by the contract crate (`../contract-rs`).
 //!
 //! The adapter drives tower-mcp's documented client API with its defaults:
 //! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client),
@@ -13,87 +11,17 @@
 //! `Error` enum, `HttpStatusDetails`) to an outcome. It never sees the case.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
-use serde_json::{Value, json};
+use contract::{Call, Observation};
+use serde_json::Value;
 use tower_mcp::client::{HttpClientTransport, HttpStatusDetails, McpClient};
 use tower_mcp::{CallToolResult, Error, JsonRpcError};
 
-const MAX_DETAIL: usize = 600;
-/// How long tower-mcp's own teardown (`shutdown`, which DELETEs a 2025 session) may take.
-const TEARDOWN: Duration = Duration::from_secs(2);
 /// The pinned tower-mcp version (Cargo.toml says `=0.25.0`; keep the two in step).
 const TOWER_MCP_VERSION: &str = "0.25.0";
 const CLIENT_NAME: &str = "mcp-error-layers-adapter";
 /// The one protocol version `McpClient::discover` speaks.
 const DISCOVER_VERSION: &str = tower_mcp::protocol::PROTOCOL_VERSION_2026_07_28;
-
-/// One observation, as the contract prints it.
-#[derive(Debug, Clone)]
-pub enum Observation {
-    Outcome {
-        outcome: &'static str,
-        status: Option<u16>,
-        code: Option<i64>,
-        detail: String,
-    },
-    Unsupported(String),
-}
-
-impl Observation {
-    fn new(outcome: &'static str, detail: impl Into<String>) -> Self {
-        Self::Outcome {
-            outcome,
-            status: None,
-            code: None,
-            detail: tidy(&detail.into()),
-        }
-    }
-
-    fn with_status(mut self, value: u16) -> Self {
-        if let Self::Outcome { status, .. } = &mut self {
-            *status = Some(value);
-        }
-        self
-    }
-
-    fn with_code(mut self, value: i64) -> Self {
-        if let Self::Outcome { code, .. } = &mut self {
-            *code = Some(value);
-        }
-        self
-    }
-
-    /// The contract's JSON line, keys in the contract's order.
-    #[must_use]
-    pub fn to_json_line(&self) -> String {
-        match self {
-            Self::Outcome {
-                outcome,
-                status,
-                code,
-                detail,
-            } => format!(
-                "{{\"outcome\": {}, \"status\": {}, \"code\": {}, \"detail\": {}}}",
-                Value::from(*outcome),
-                json!(status),
-                json!(code),
-                Value::from(detail.as_str())
-            ),
-            Self::Unsupported(why) => json!({"unsupported": why}).to_string(),
-        }
-    }
-}
-
-fn tidy(text: &str) -> String {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.chars().count() > MAX_DETAIL {
-        let cut: String = text.chars().take(MAX_DETAIL).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
-}
 
 /// A JSON-RPC error as tower-mcp returned it: its code, message and `data`.
 fn jsonrpc_text(error: &JsonRpcError) -> String {
@@ -169,18 +97,12 @@ fn from_result(result: &CallToolResult) -> Observation {
 
 /// Makes one tool call with tower-mcp and returns the observation.
 ///
-/// The timeout bounds `call_tool` (all its rounds) with `tokio::time::timeout`: `McpClient` has
-/// no per-call timeout (the transport's `HttpClientConfig::request_timeout`, 30 s by default, is
-/// per HTTP request), and dropping the call is what tower-mcp documents for abandoning one (it
+/// The timeout bounds `call_tool` (all its rounds) with the adapter's own deadline: `McpClient`
+/// has no per-call timeout (the transport's `HttpClientConfig::request_timeout`, 30 s by default,
+/// is per HTTP request), and dropping the call is what tower-mcp documents for abandoning one (it
 /// then sends `notifications/cancelled`).
-pub async fn observe(
-    endpoint: &str,
-    tool: &str,
-    args: serde_json::Map<String, Value>,
-    version: &str,
-    timeout: Duration,
-    list_tools: bool,
-) -> Observation {
+async fn observe(call: Call) -> Observation {
+    let version = call.protocol_version.as_str();
     let discover = version == DISCOVER_VERSION;
     if !discover && !version.starts_with("2025-") {
         return Observation::Unsupported(format!(
@@ -193,7 +115,7 @@ pub async fn observe(
             tower_mcp::protocol::LATEST_PROTOCOL_VERSION
         );
     }
-    let transport = HttpClientTransport::new(endpoint);
+    let transport = HttpClientTransport::new(&call.endpoint);
     let client = match McpClient::connect(transport).await {
         Ok(client) => client,
         Err(error) => return from_error("connect failed", &error),
@@ -217,95 +139,27 @@ pub async fn observe(
             from_error(&format!("{how} failed"), &error)
         }
         // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
-        Ok(()) if list_tools && let Err(error) = client.list_all_tools().await => {
+        Ok(())
+            if call.list_tools
+                && let Err(error) = client.list_all_tools().await =>
+        {
             from_error("list_all_tools failed", &error)
         }
         Ok(()) => {
-            let call = client.call_tool(tool, Value::Object(args));
-            match tokio::time::timeout(timeout, call).await {
+            let work = client.call_tool(&call.tool, Value::Object(call.arguments));
+            match contract::within(call.timeout, "call_tool", work).await {
                 Ok(Ok(result)) => from_result(&result),
                 Ok(Err(error)) => from_error("call_tool failed", &error),
-                Err(_) => Observation::new(
-                    "TIMEOUT",
-                    format!(
-                        "call_tool did not finish within {timeout:?} (the adapter's deadline around it)"
-                    ),
-                ),
+                Err(timeout) => timeout,
             }
         }
     };
-    match tokio::time::timeout(TEARDOWN, client.shutdown()).await {
-        Ok(Ok(())) => eprintln!("tower-mcp client shut down"),
-        Ok(Err(error)) => eprintln!("tower-mcp shutdown failed: {error}"),
-        Err(_) => eprintln!("tower-mcp shutdown took longer than {TEARDOWN:?}; abandoned"),
-    }
+    contract::teardown("tower-mcp shutdown", client.shutdown()).await;
     observation
 }
 
-fn env(name: &str) -> Result<Option<String>, String> {
-    match std::env::var(name) {
-        Ok(value) => Ok(Some(value)),
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(error) => Err(format!("{name}: {error}")),
-    }
-}
-
-type Call = (
-    String,
-    String,
-    serde_json::Map<String, Value>,
-    String,
-    Duration,
-);
-
-fn read_call() -> Result<Call, String> {
-    let endpoint = std::env::args()
-        .skip(1)
-        .next_back()
-        .filter(|a| a.starts_with("http://") || a.starts_with("https://"))
-        .ok_or("usage: mcp-error-layers-adapter-tower-mcp <endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)")?;
-    let tool = env("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?;
-    let args = env("MCP_ERROR_LAYERS_ARGUMENTS")?.unwrap_or_else(|| "{}".into());
-    let args: serde_json::Map<String, Value> = serde_json::from_str(&args)
-        .map_err(|e| format!("MCP_ERROR_LAYERS_ARGUMENTS is not a JSON object: {e}"))?;
-    let version = env("MCP_ERROR_LAYERS_PROTOCOL_VERSION")?.unwrap_or_else(|| "2026-07-28".into());
-    let timeout_ms: u64 = env("MCP_ERROR_LAYERS_TIMEOUT_MS")?
-        .unwrap_or_else(|| "5000".into())
-        .parse()
-        .map_err(|e| format!("MCP_ERROR_LAYERS_TIMEOUT_MS: {e}"))?;
-    Ok((
-        endpoint,
-        tool,
-        args,
-        version,
-        Duration::from_millis(timeout_ms.max(1)),
-    ))
-}
-
 fn main() -> ExitCode {
-    let (endpoint, tool, args, version, timeout) = match read_call() {
-        Ok(call) => call,
-        Err(message) => {
-            eprintln!("adapter error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("adapter error: cannot start a runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let list_tools = std::env::var("MCP_ERROR_LAYERS_LIST_TOOLS").is_ok_and(|v| v == "1");
-    let observation = runtime.block_on(observe(
-        &endpoint, &tool, args, &version, timeout, list_tools,
-    ));
-    println!("{}", observation.to_json_line());
-    // Do not wait for tasks tower-mcp may have left behind.
-    runtime.shutdown_background();
-    ExitCode::SUCCESS
+    contract::main("", |arguments, call| {
+        arguments.is_empty().then(|| observe(call))
+    })
 }

@@ -1,0 +1,297 @@
+// The adapter contract (docs/adapters.md) for the Node adapters here, in one place: a row keeps
+// only what is its SDK's (how to connect and call, and how the SDK's surface maps to an outcome).
+//
+// - `run(observe, sdk)` runs a row in the mode the runner asked for. One-shot: the endpoint URL is
+//   the last argument and the call comes in the MCP_ERROR_LAYERS_* variables; exactly one JSON
+//   line goes to stdout, everything else to stderr. Persistent (MCP_ERROR_LAYERS_MODE=persistent):
+//   announce `{"persistent": 1, "concurrent": CONCURRENT, "name": ..., "version": ...}`, then serve
+//   every request line as it comes, many at once, and answer each with one line that carries its
+//   request's `id`. Stdin closing means no more calls: the calls in flight finish, then the process
+//   exits. A row's imports (its SDK) are loaded before any of this runs, so the announcement comes
+//   after them: a call's deadline starts when its request line is written.
+// - A call is `{endpoint, tool, arguments, protocolVersion, timeoutMs, annotations, listTools}`;
+//   `Steps` lists the tools first when the call asks.
+// - `observation` is one observation line; `describe` puts an error and its causes into its
+//   `detail`, `Reported` what the SDK reported on a side channel; `fetchOutcome` reads the
+//   connection from Node's fetch (undici), which every SDK here uses.
+//
+// Calls at once share stderr: every line written to it while a request is served (the adapter's
+// own notes, the SDK's, an unhandled rejection) starts with `[<id>] `, so that a reader can tell
+// the calls apart. The request a line belongs to is tracked with AsyncLocalStorage, which follows
+// the SDK's promises and timers.
+//
+// No npm dependency: each adapter folder has its own node_modules, and this file is shared by
+// relative import (`../contract.mjs`).
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** How many calls one process serves at once: the cases of a matrix row that run at once. */
+export const CONCURRENT = 16;
+
+/** `detail` is the SDK's own text, whitespace collapsed, cut at this many characters. */
+const MAX_DETAIL = 600;
+
+const PERSISTENT = process.env.MCP_ERROR_LAYERS_MODE === 'persistent';
+
+// Cause codes of a `fetch failed` TypeError (undici) that mean no HTTP response arrived.
+const CONNECTION_CAUSES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+const request = new AsyncLocalStorage();
+
+export function observation(outcome, status, code, detail) {
+  const text = String(detail).replace(/\s+/g, ' ');
+  return {
+    outcome,
+    status,
+    code,
+    detail: text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text,
+  };
+}
+
+/**
+ * The row's own arguments: those before the endpoint URL (one-shot), or all of them (persistent,
+ * where each request names its endpoint).
+ */
+export function rowArguments() {
+  const words = process.argv.slice(2);
+  return PERSISTENT ? words : words.slice(0, -1);
+}
+
+/**
+ * The installed version of `name`, from the `node_modules` beside the row's file (`rowUrl`, its
+ * `import.meta.url`). Read from the file: a package's `exports` map may resolve `./package.json`
+ * to a stub of its own.
+ */
+export function packageVersion(name, rowUrl) {
+  return JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, rowUrl))).version;
+}
+
+/**
+ * Where a call is: 'connect' until the SDK is connected, 'list' while it lists the tools (when the
+ * call asks), then 'call'. An error is reported after the words of the step it came from,
+ * `<the SDK's name for the step> failed: `.
+ */
+export class Steps {
+  constructor({ connect, list, call }) {
+    this.names = { connect, list, call };
+    this.now = 'connect';
+  }
+
+  get where() {
+    return `${this.names[this.now]} failed: `;
+  }
+
+  /**
+   * Lists the tools first when the call asks, as an application does to learn the tool's schemas
+   * (a client can only check `structuredContent` against a schema it has seen), then makes the
+   * call and returns what it returned.
+   */
+  async listThenCall(call, listTools, callTool) {
+    if (call.listTools) {
+      this.now = 'list';
+      await listTools();
+    }
+    this.now = 'call';
+    return callTool();
+  }
+}
+
+/** A ZodError (the SDKs' schema checks), told by its fields. */
+export function isZod(error) {
+  return error?.name === 'ZodError' || Array.isArray(error?.issues);
+}
+
+/** A ZodError's issues in one line: `path: message [code]` each. */
+function zodSummary(error) {
+  const issues = error.issues.map((issue) => `${issue.path?.length ? issue.path.join('.') : '(root)'}: ${issue.message} [${issue.code}]`);
+  return `ZodError: ${issues.join('; ')}`;
+}
+
+/**
+ * An error and its `cause` chain as text: `label(error)` for each error in it (the row's words
+ * for its SDK's fields), a ZodError as its issues, anything not an object as itself. The chain
+ * ends after `depth` errors, or after an error for which `last(error)` is true.
+ */
+export function describe(error, label, { depth = 4, last = () => false } = {}) {
+  if (error === null || error === undefined) return String(error);
+  const parts = [];
+  let current = error;
+  for (let n = 0; current && n < depth; n += 1) {
+    if (isZod(current)) {
+      parts.push(zodSummary(current));
+      break;
+    }
+    if (typeof current !== 'object') {
+      parts.push(String(current));
+      break;
+    }
+    parts.push(label(current));
+    if (last(current)) break;
+    current = current.cause;
+  }
+  return parts.join(' <- caused by ');
+}
+
+/**
+ * The errors an SDK reports on a side channel besides the call (`onerror`, say: transport-level
+ * failures often go there first), kept for the call's `detail` and noted on stderr.
+ */
+export class Reported {
+  constructor(via, describeOne) {
+    this.via = via;
+    this.describeOne = describeOne;
+    this.errors = [];
+    /** The listener to give the SDK. */
+    this.listener = (error) => {
+      this.errors.push(error);
+      console.error(`sdk ${via}: ${describeOne(error)}`);
+    };
+  }
+
+  includes(error) {
+    return this.errors.includes(error);
+  }
+
+  /** The errors reported besides `besides` (those the call raised), for the end of `detail`; '' when none. */
+  besides(...besides) {
+    const others = this.errors.filter((error) => !besides.includes(error));
+    if (others.length === 0) return '';
+    return `; the SDK reported via ${this.via}: ${others.map(this.describeOne).join(' | ')}`;
+  }
+}
+
+function causeCode(error) {
+  let current = error?.cause;
+  for (let depth = 0; current && depth < 4; depth += 1) {
+    if (typeof current.code === 'string') return current.code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * What Node's fetch (undici) says about the connection: `fetch failed` means fetch() itself
+ * rejected, before any response (CONNECTION_ERROR when its cause says the connection failed,
+ * UNCLASSIFIED_ERROR otherwise); `terminated` means the body of a response that had started was
+ * cut off (STREAM_INCOMPLETE). Undefined for any other error.
+ */
+export function fetchOutcome(error) {
+  if (!(error instanceof TypeError)) return undefined;
+  if (error.message === 'fetch failed') return CONNECTION_CAUSES.has(causeCode(error)) ? 'CONNECTION_ERROR' : 'UNCLASSIFIED_ERROR';
+  if (error.message === 'terminated') return 'STREAM_INCOMPLETE';
+  return undefined;
+}
+
+function requiredEnv(name) {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/** The one-shot call: the endpoint URL (the last argument) and the MCP_ERROR_LAYERS_* variables. */
+function callFromEnv(options) {
+  const endpoint = process.argv[process.argv.length - 1];
+  if (process.argv.length < 3 || !/^https?:\/\//.test(endpoint)) {
+    const usage = [basename(process.argv[1] ?? 'adapter.mjs'), options, '<endpoint-url>'].filter(Boolean).join(' ');
+    throw new Error(`usage: ${usage} (the call comes in MCP_ERROR_LAYERS_* variables)`);
+  }
+  const timeoutMs = Number.parseInt(process.env.MCP_ERROR_LAYERS_TIMEOUT_MS ?? '5000', 10);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    throw new Error('MCP_ERROR_LAYERS_TIMEOUT_MS must be a positive integer');
+  }
+  return {
+    endpoint,
+    tool: requiredEnv('MCP_ERROR_LAYERS_TOOL'),
+    arguments: JSON.parse(process.env.MCP_ERROR_LAYERS_ARGUMENTS ?? '{}'),
+    protocolVersion: process.env.MCP_ERROR_LAYERS_PROTOCOL_VERSION ?? '2026-07-28',
+    timeoutMs,
+    annotations: JSON.parse(process.env.MCP_ERROR_LAYERS_TOOL_ANNOTATIONS ?? '{}'),
+    listTools: process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
+  };
+}
+
+/** A persistent-mode request line, parsed. */
+function callFromRequest(r) {
+  return {
+    endpoint: r.endpoint,
+    tool: r.tool,
+    arguments: r.arguments,
+    protocolVersion: r.protocol_version,
+    timeoutMs: r.timeout_ms,
+    annotations: r.annotations ?? {},
+    listTools: r.list_tools === true,
+  };
+}
+
+/** Makes every stderr line written while a request is served start with `[<id>] `. */
+function prefixStderr() {
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (chunk, encoding, callback) => {
+    const id = request.getStore();
+    if (id === undefined) return write(chunk, encoding, callback);
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8');
+    const prefixed = text.replace(/^(?=[^\n])/gm, `[${id}] `);
+    return typeof encoding === 'function' ? write(prefixed, encoding) : write(prefixed, 'utf8', callback);
+  };
+}
+
+function answer(id, obs) {
+  const line = id === undefined ? obs : { id, ...obs };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/**
+ * Announces persistent mode and serves request lines until stdin closes: `observe(call)` resolves
+ * to the observation of one call. A request without `id` (a runner that sends one call at a time)
+ * is answered without one.
+ */
+async function serve(observe, { name, version }) {
+  prefixStderr();
+  process.stdout.write(`${JSON.stringify({ persistent: 1, concurrent: CONCURRENT, name, version })}\n`);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const inFlight = new Set();
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line);
+    const done = request
+      .run(r.id, () => observe(callFromRequest(r)))
+      .then(
+        (obs) => answer(r.id, obs),
+        (error) => {
+          // Not an observation: the runner makes this call an adapter-error and shows the line.
+          request.run(r.id, () => console.error(`adapter error: ${error?.stack ?? error}`));
+          answer(r.id, { error: `the adapter failed: ${error}` });
+        },
+      )
+      .finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  }
+  await Promise.all(inFlight);
+}
+
+/**
+ * Runs an adapter in the mode the runner asked for, then exits. `observe(call)` makes one call and
+ * resolves to its observation; `sdk` is `{name, version}` of the SDK as its registry names it,
+ * for the announcement; `options` is the synopsis of the row's own arguments for the usage line;
+ * `describeOne` is the row's `describe`, for what goes wrong outside a call.
+ */
+export function run(observe, { sdk, options = '', describeOne }) {
+  // An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
+  process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${describeOne(reason)}`));
+  const done = PERSISTENT ? serve(observe, sdk) : once(observe, options);
+  done.then(
+    () => process.exit(0),
+    (error) => {
+      console.error(`adapter error: ${describeOne(error)}`);
+      process.exit(2);
+    },
+  );
+}
+
+async function once(observe, options) {
+  const obs = await observe(callFromEnv(options));
+  await new Promise((resolve) => process.stdout.write(`${JSON.stringify(obs)}\n`, resolve));
+}

@@ -1,0 +1,341 @@
+"""The adapter contract (docs/adapters.md) for the Python adapters here, in one place: a row keeps
+only what is its SDK's (how to connect and call, and how the SDK's surface maps to an outcome).
+
+- `main` runs a row in the mode the runner asked for. One-shot: the endpoint URL is the last
+  argument and the call comes in the MCP_ERROR_LAYERS_* variables; exactly one JSON line goes to
+  stdout, everything else to stderr. Persistent (MCP_ERROR_LAYERS_MODE=persistent): once the SDK
+  is loaded, announce `{"persistent": 1, "concurrent": CONCURRENT, "name": ..., "version": ...}`,
+  then serve every request line as it comes, many at once, and answer each with one line that
+  carries its request's `id`. Stdin closing means no more calls: the calls in flight finish.
+- `Call` is one call, from either mode; `Steps` lists the tools first when the call asks.
+- `observation` is one observation line; `unwrap` and `describe` put an exception (its group, its
+  causes) into its `detail`; `from_http_layer` reads the layer under the SDK: httpx's error
+  classes (every Python SDK here sits on httpx, or its fork httpx2) and JSON that does not parse.
+
+Persistent mode runs each call on a thread of its own with an event loop of its own, as a call
+did in a process of its own: the SDKs do synchronous work between their awaits (creating an httpx
+client loads the CA bundle, 60 to 150 ms of CPU), which on one shared event loop would stall every
+other call in flight and shift its timing; threads are time-sliced by the interpreter every few
+milliseconds.
+
+Calls at once share stderr: every line written to it while a request is served (the adapter's
+notes, the SDK's log records, warnings, tracebacks) starts with `[<id>] `, so that a reader can
+tell the calls apart. The request a line belongs to is a context variable, set on the call's
+thread and copied by asyncio into every task the SDK starts.
+
+Standard library only; the adapters import it from their parent folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import json
+import logging
+import os
+import re
+import sys
+import threading
+import traceback
+from importlib.metadata import version as package_version
+from typing import Any, Awaitable, Callable, NoReturn
+
+# How many calls one process serves at once: the cases of a matrix row that run at once.
+CONCURRENT = 16
+# `detail` is the SDK's own text, whitespace collapsed, cut at this many characters.
+MAX_DETAIL = 600
+USAGE = "<endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)"
+
+REQUEST: contextvars.ContextVar[int | None] = contextvars.ContextVar("request", default=None)
+
+# One line at a time on stdout and on stderr, whichever thread writes it.
+_WRITING = threading.Lock()
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """One call the runner asks for, whichever mode it came in."""
+
+    endpoint: str
+    tool: str
+    arguments: dict[str, Any]
+    protocol_version: str
+    timeout_ms: int
+    # The tool's annotations as tools/list advertises them: what a retry policy rests on.
+    annotations: dict[str, Any]
+    # List the tools first (docs/adapters.md, MCP_ERROR_LAYERS_LIST_TOOLS).
+    list_tools: bool
+
+    @property
+    def timeout_s(self) -> float:
+        return self.timeout_ms / 1000
+
+    @classmethod
+    def from_env(cls, endpoint: str) -> Call:
+        """The one-shot call: `endpoint` and the MCP_ERROR_LAYERS_* variables (KeyError, ValueError)."""
+        env = os.environ
+        return cls(
+            endpoint=endpoint,
+            tool=env["MCP_ERROR_LAYERS_TOOL"],
+            arguments=json.loads(env.get("MCP_ERROR_LAYERS_ARGUMENTS", "{}")),
+            protocol_version=env.get("MCP_ERROR_LAYERS_PROTOCOL_VERSION", "2026-07-28"),
+            timeout_ms=int(env.get("MCP_ERROR_LAYERS_TIMEOUT_MS", "5000")),
+            annotations=json.loads(env.get("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS", "{}")),
+            list_tools=env.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1",
+        )
+
+    @classmethod
+    def from_request(cls, request: dict[str, Any]) -> Call:
+        """A persistent-mode request line, parsed."""
+        return cls(
+            endpoint=request["endpoint"],
+            tool=request["tool"],
+            arguments=request["arguments"],
+            protocol_version=request["protocol_version"],
+            timeout_ms=request["timeout_ms"],
+            annotations=request.get("annotations") or {},
+            list_tools=request.get("list_tools") is True,
+        )
+
+
+class Steps:
+    """Where a call is: "connect" until the SDK is connected, "list" while it lists the tools (when
+    the call asks), then "call". An error is reported after the words of the step it came from,
+    `<the SDK's name for the step> failed: `."""
+
+    def __init__(self, *, connect: str, list: str, call: str) -> None:  # noqa: A002 - the step's name
+        self._names = {"connect": connect, "list": list, "call": call}
+        self.now = "connect"
+
+    @property
+    def where(self) -> str:
+        return f"{self._names[self.now]} failed: "
+
+    async def list_then_call(self, call: Call, list_tools: Callable[[], Awaitable[Any]], call_tool: Callable[[], Awaitable[Any]]) -> Any:
+        """Lists the tools first when the call asks, as an application does to learn the tool's
+        schemas (a client can only check `structuredContent` against a schema it has seen), then
+        makes the call and returns what it returned."""
+        if call.list_tools:
+            self.now = "list"
+            await list_tools()
+        self.now = "call"
+        return await call_tool()
+
+
+def observation(outcome: str, detail: str, *, status: int | None = None, code: int | None = None) -> dict[str, Any]:
+    text = re.sub(r"\s+", " ", detail).strip()
+    if len(text) > MAX_DETAIL:
+        text = text[:MAX_DETAIL] + "…"
+    return {"outcome": outcome, "status": status, "code": code, "detail": text}
+
+
+def chain(error: BaseException, *, suppressed: bool = False) -> list[BaseException]:
+    """The error and what caused it: explicit causes, else the implicit context. A context the
+    code suppressed (`raise ... from None`) is followed only when `suppressed` is true."""
+    found = []
+    current: BaseException | None = error
+    while current is not None and len(found) < 8:
+        found.append(current)
+        if current.__cause__ is not None:
+            current = current.__cause__
+        elif suppressed or not current.__suppress_context__:
+            current = current.__context__
+        else:
+            current = None
+    return found
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, cancellations dropped."""
+    if isinstance(error, BaseExceptionGroup):
+        found: list[BaseException] = []
+        for inner in error.exceptions:
+            found.extend(leaves(inner))
+        return found
+    if isinstance(error, asyncio.CancelledError):
+        return []
+    return [error]
+
+
+def one_error(error: BaseException) -> str:
+    """`module.Class: message`; a pydantic ValidationError (the SDKs' models) as its issues, told
+    by its methods so that this module needs no pydantic."""
+    name = f"{type(error).__module__}.{type(error).__qualname__}"
+    if callable(getattr(error, "errors", None)) and hasattr(error, "error_count") and hasattr(error, "title"):
+        issues = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(root)'}: {issue['msg']} [{issue['type']}]"
+            for issue in error.errors(include_url=False, include_input=False)
+        )
+        return f"{name}: {error.error_count()} validation error(s) for {error.title}: {issues}"
+    text = re.sub(r"\s*For further information visit \S+", "", str(error))
+    return f"{name}: {text}" if text else name
+
+
+def describe(error: BaseException) -> str:
+    """The error and its causes; a cause that repeats the text before it shows only its class.
+    Suppressed contexts count (an httpx ReadError says nothing by itself; the ConnectionResetError
+    under it does), up to the first cancellation (a timeout's machinery)."""
+    causes = []
+    for current in chain(error, suppressed=True):
+        if isinstance(current, asyncio.CancelledError):
+            break
+        causes.append(current)
+    parts: list[str] = []
+    previous = None
+    for current in causes[:5]:
+        text = str(current)
+        if text and text == previous:
+            parts.append(f"{type(current).__module__}.{type(current).__qualname__}")
+        else:
+            parts.append(one_error(current))
+        previous = text
+    return " <- caused by ".join(parts)
+
+
+def unwrap(error: BaseException) -> tuple[BaseException, str]:
+    """The exception that decides the outcome (the first one an exception group holds, else the
+    error itself) and the description of all of them."""
+    found = leaves(error) or [error]
+    text = describe(found[0])
+    if len(found) > 1:
+        text += f" (and {len(found) - 1} more: " + " | ".join(describe(e) for e in found[1:]) + ")"
+    return found[0], text
+
+
+def from_http_layer(httpx: Any, error: BaseException, text: str) -> dict[str, Any] | None:
+    """Observation for an error of the layer under the SDK, or None when it is not one: the HTTP
+    client (the `httpx` module given: httpx, or its fork httpx2, whose classes are the same) and
+    a response body that the `json` module cannot parse."""
+    if isinstance(error, httpx.HTTPStatusError):
+        return observation("HTTP_ERROR", text, status=error.response.status_code)
+    if isinstance(error, httpx.TimeoutException):
+        return observation("TIMEOUT", text)
+    if isinstance(error, httpx.ConnectError):
+        return observation("CONNECTION_ERROR", text)
+    if isinstance(error, httpx.RemoteProtocolError) and "without sending a response" in str(error):
+        # h11/httpcore: the server closed the connection before any status line.
+        return observation("CONNECTION_ERROR", text)
+    if isinstance(error, httpx.RemoteProtocolError) and "without sending complete message body" in str(error):
+        # h11/httpcore: a response had started and its body was cut short.
+        return observation("STREAM_INCOMPLETE", text)
+    if isinstance(error, httpx.NetworkError) and any(isinstance(e, ConnectionError) for e in chain(error, suppressed=True)):
+        # ReadError/WriteError caused by ECONNRESET/EPIPE: the connection was reset.
+        return observation("CONNECTION_ERROR", text)
+    if isinstance(error, json.JSONDecodeError):
+        return observation("MALFORMED_JSON", text)
+    return None
+
+
+class PrefixedStderr:
+    """A text stream in front of stderr that writes whole lines only, each under a lock, and
+    starts a line written while a request is served with `[<id>] `. What a thread writes before
+    its newline waits on that thread until the newline (or a flush)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._partial = threading.local()
+
+    def write(self, text: str) -> int:
+        pending = getattr(self._partial, "text", "") + text
+        complete, newline, rest = pending.rpartition("\n")
+        self._partial.text = rest
+        if newline:
+            self._emit(complete + newline)
+        return len(text)
+
+    def flush(self) -> None:
+        rest = getattr(self._partial, "text", "")
+        self._partial.text = ""
+        self._emit(rest)
+        self._stream.flush()
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        request = REQUEST.get()
+        if request is not None:
+            text = "".join(f"[{request}] {line}" if line.strip() else line for line in text.splitlines(keepends=True))
+        with _WRITING:
+            self._stream.write(text)
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def prefix_stderr() -> None:
+    """Puts `PrefixedStderr` in front of `sys.stderr`, for the log handlers already set up too."""
+    original = sys.stderr
+    sys.stderr = PrefixedStderr(original)
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is original:
+            handler.setStream(sys.stderr)
+
+
+def write_line(line: dict[str, Any]) -> None:
+    with _WRITING:
+        sys.stdout.write(json.dumps(line) + "\n")
+        sys.stdout.flush()
+
+
+def _answer(call: Callable[[Call], dict[str, Any]], request: dict[str, Any]) -> None:
+    request_id = request.get("id")
+    REQUEST.set(request_id)
+    try:
+        result = call(Call.from_request(request))
+    except Exception as error:  # noqa: BLE001 - one call's failure must not end the others
+        traceback.print_exc()
+        # Not an observation: the runner makes this call an adapter-error and shows the line.
+        result = {"error": f"the adapter failed: {error!r}"}
+    write_line(result if request_id is None else {"id": request_id, **result})
+
+
+def serve(call: Callable[[Call], dict[str, Any]], package: str) -> int:
+    """Announces persistent mode, naming `package` at its installed version, and serves until
+    stdin closes: `call` makes one call (on its own event loop) and returns its observation."""
+    prefix_stderr()
+    write_line({"persistent": 1, "concurrent": CONCURRENT, "name": package, "version": package_version(package)})
+    in_flight = []
+    for line in sys.stdin:
+        if line.strip():
+            # A fresh context for each call: its REQUEST is its own.
+            thread = threading.Thread(target=contextvars.Context().run, args=(_answer, call, json.loads(line)), daemon=True)
+            thread.start()
+            in_flight = [t for t in in_flight if t.is_alive()] + [thread]
+    for thread in in_flight:
+        thread.join()
+    return 0
+
+
+def run_once(call: Callable[[Call], dict[str, Any]], endpoint: str) -> int:
+    """One-shot mode: the call from `endpoint` and the environment, its observation on stdout."""
+    try:
+        one = Call.from_env(endpoint)
+    except (KeyError, ValueError) as error:
+        print(f"adapter error: bad MCP_ERROR_LAYERS_* environment: {error!r}", file=sys.stderr)
+        return 2
+    write_line(call(one))
+    return 0
+
+
+def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, package: str, options: str = "") -> NoReturn:
+    """Runs an adapter in the mode the runner asked for, then leaves the process at once (nothing
+    of the SDK may keep it alive after the observation).
+
+    `prepare(arguments)` reads the row's own arguments (those before the endpoint URL; `options`
+    is their synopsis for the usage line), loads the SDK and returns the function that makes one
+    call. Persistent mode announces only after it: the runner starts a call's deadline when it
+    writes the request line, so an SDK loaded later would be charged to the first calls.
+    `package` is the SDK as its registry names it; the announcement names its installed version."""
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("MCP_ERROR_LAYERS_LOG", "WARNING"))
+    if os.environ.get("MCP_ERROR_LAYERS_MODE") == "persistent":
+        code = serve(prepare(sys.argv[1:]), package)
+    elif len(sys.argv) > 1 and re.match(r"^https?://", sys.argv[-1]):
+        code = run_once(prepare(sys.argv[1:-1]), sys.argv[-1])
+    else:
+        words = [os.path.basename(sys.argv[0]), options, USAGE]
+        print("usage: " + " ".join(word for word in words if word), file=sys.stderr)
+        code = 2
+    sys.stderr.flush()
+    os._exit(code)
