@@ -1,5 +1,6 @@
-//! Shared by the `sdk_*` test targets: automatic, cached setup of one SDK adapter under
-//! `harness/adapters/`, and the [`Config`] its matrix runs with.
+//! One SDK row of `cargo test --test sdk` (`harness/sdk.rs`): the adapter under
+//! `harness/adapters/<row>/` (its `adapter.toml`), its automatic, cached setup, and the
+//! [`Config`] its matrix runs with. Which rows run, and how, is `sdk_rows.rs`'s.
 //!
 //! Setup happens before the trials, once per run, under a lock folder so that parallel runs
 //! (two `cargo test`s, nextest's processes) do not install into the same place at once:
@@ -26,6 +27,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
+/// The row a process runs: the folder under `harness/adapters/` (set by `sdk_rows.rs` for each
+/// row's process).
+pub const ROW_VAR: &str = "MCP_ERROR_LAYERS_SDK_ROW";
 /// Set (to anything but `0`) to make an SDK that cannot be set up fail the run.
 pub const REQUIRE_VAR: &str = "MCP_ERROR_LAYERS_REQUIRE_SDKS";
 /// A folder: each SDK row writes its JSON report there as `<id>.json`, so that one
@@ -57,6 +61,9 @@ const ANNOUNCE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Past the call's timeout before the runner calls it a hang: room for the SDK's connect and
 /// teardown on a loaded machine, so that an SDK's own TIMEOUT is not taken for a hang.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(3);
+/// The longest any duration an `adapter.toml` names may be (`deadline_margin_ms`,
+/// `announce_timeout_ms`, `default_timeout_ms`): ten minutes.
+const MAX_MS: u64 = 600_000;
 
 /// One SDK adapter: its `harness/adapters/<name>/adapter.toml`, the single list of adapters
 /// (`adapters.py` reads the same files for CI, the matrix and `try.sh`).
@@ -86,12 +93,16 @@ pub struct Sdk {
     /// Whether the adapter serves many calls per process (persistent mode): Node and Python
     /// start slowly, a native binary does not.
     pub persistent: bool,
-    /// Its `cargo test --test` target: the one that includes this file names it.
-    test: String,
     /// How long past a call's timeout the runner waits before it calls a hang, when not
     /// [`DEADLINE_MARGIN`]: a retrying variant whose every attempt gets the whole timeout needs
-    /// room for all of them, so that its final outcome is observed. At most ten minutes.
+    /// room for all of them, so that its final outcome is observed. At most [`MAX_MS`].
     deadline_margin_ms: Option<u64>,
+    /// How long a persistent process may take to announce, when not [`ANNOUNCE_TIMEOUT`]. At
+    /// most [`MAX_MS`].
+    announce_timeout_ms: Option<u64>,
+    /// The client timeout of a call whose case names none, when not [`DEFAULT_TIMEOUT`]. At
+    /// most [`MAX_MS`].
+    default_timeout_ms: Option<u64>,
     /// Cases at once in its matrix when not [`THREADS`], from 1 to [`MAX_THREADS`]: a row whose
     /// cases mostly wait (a retrying variant's back-off) runs faster with more, and a persistent
     /// adapter that serves calls at once serves them without more processes.
@@ -131,15 +142,26 @@ impl Sdk {
                 ));
             }
         }
-        let target = env!("CARGO_CRATE_NAME");
-        if sdk.test != target {
-            return Err(format!(
-                "{}: `test = {:?}`, but target {target} runs it: one target per adapter",
-                path.display(),
-                sdk.test
-            ));
+        let durations = [
+            ("deadline_margin_ms", sdk.deadline_margin_ms),
+            ("announce_timeout_ms", sdk.announce_timeout_ms),
+            ("default_timeout_ms", sdk.default_timeout_ms),
+        ];
+        for (key, ms) in durations {
+            if ms.is_some_and(|ms| !(1..=MAX_MS).contains(&ms)) {
+                return Err(format!(
+                    "{}: `{key}` is {}: milliseconds, from 1 to {MAX_MS}",
+                    path.display(),
+                    ms.unwrap_or_default()
+                ));
+            }
         }
         Ok(sdk)
+    }
+
+    /// Its duration `ms` if it names one, else `default` (bounds checked when it was read).
+    fn duration(ms: Option<u64>, default: Duration) -> Duration {
+        ms.map_or(default, Duration::from_millis)
     }
 
     /// The folder whose lock is installed.
@@ -186,15 +208,24 @@ struct Paths {
 /// One adapter, read and set up once per process (each target runs one; the adapter and the
 /// config both need it).
 struct Prepared {
+    /// The adapter's id (its folder), or this target's name when no adapter names it.
+    name: String,
     sdk: Result<Sdk, String>,
     /// The program and its arguments, or why there is none.
     command: Result<Vec<PathBuf>, String>,
 }
 
-fn prepared(name: &str) -> &'static Prepared {
+/// The row this process runs, found and set up on first use: the one [`ROW_VAR`] names.
+fn prepared() -> &'static Prepared {
     static PREPARED: OnceLock<Prepared> = OnceLock::new();
     PREPARED.get_or_init(|| {
-        let sdk = Sdk::load(name);
+        let (name, sdk) = match std::env::var(ROW_VAR) {
+            Ok(name) => {
+                let sdk = Sdk::load(&name);
+                (name, sdk)
+            }
+            Err(_) => ("sdk".to_owned(), Err(format!("{ROW_VAR} names no row"))),
+        };
         let command = match (&sdk, swept()) {
             (Ok(_), Some((command, _))) => command,
             (Ok(sdk), None) => set_up(sdk),
@@ -208,8 +239,30 @@ fn prepared(name: &str) -> &'static Prepared {
             }
             eprintln!("warning: {name}: every case is ignored: {reason}");
         }
-        Prepared { sdk, command }
+        Prepared { name, sdk, command }
     })
+}
+
+/// Every row: the folders under `harness/adapters/` with an `adapter.toml`, sorted (the
+/// matrix's column order). A new row is a new folder.
+pub fn rows() -> Result<Vec<String>, String> {
+    let adapters = root().join("harness/adapters");
+    let folders = std::fs::read_dir(&adapters)
+        .map_err(|e| format!("cannot read {}: {e}", adapters.display()))?;
+    let mut found: Vec<String> = folders
+        .flatten()
+        .filter(|folder| folder.path().join("adapter.toml").is_file())
+        .map(|folder| folder.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// Row `name`, installed (cached): its command. For tests that drive a row's SDK with a program
+/// of their own (`harness/doc_adapters.rs`).
+#[allow(dead_code)] // only harness/doc_adapters.rs uses it
+pub fn installed(name: &str) -> Result<Vec<PathBuf>, String> {
+    set_up(&Sdk::load(name)?)
 }
 
 /// Installs `sdk` (cached) and returns its command.
@@ -230,24 +283,27 @@ fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
     result
 }
 
-/// The adapter program `harness/adapters/<name>`.
-pub fn adapter(name: &str) -> ProcessAdapter {
-    let prepared = prepared(name);
+/// The adapter program of this target's row.
+pub fn adapter() -> ProcessAdapter {
+    let prepared = prepared();
     let (Ok(sdk), Ok(command)) = (&prepared.sdk, &prepared.command) else {
         // Never started: every trial is ignored (see `config`).
         return ProcessAdapter::new("false", &[] as &[PathBuf]).one_shot();
     };
     let adapter = ProcessAdapter::new(&command[0], &command[1..]);
     match sdk.persistent {
-        true => adapter.with_announce_timeout(ANNOUNCE_TIMEOUT),
+        true => {
+            adapter.with_announce_timeout(Sdk::duration(sdk.announce_timeout_ms, ANNOUNCE_TIMEOUT))
+        }
         false => adapter.one_shot(),
     }
 }
 
-/// The configuration of `name`'s matrix: its snapshots, its baseline, short timeouts. When the
-/// SDK cannot run, neither is read (a packaged copy of this crate has no `harness/adapters/`).
-pub fn config(name: &str) -> Config {
-    let prepared = prepared(name);
+/// The configuration of this target's matrix: its snapshots, its baseline, short timeouts. When
+/// the SDK cannot run, neither is read (a packaged copy of this crate has no `harness/adapters/`).
+pub fn config() -> Config {
+    let prepared = prepared();
+    let name = prepared.name.as_str();
     let mut config = Config::new().adapter_name(name);
     if let Ok(sdk) = &prepared.sdk {
         config = config.adapter_version(&sdk.version);
@@ -268,9 +324,12 @@ pub fn config(name: &str) -> Config {
             .snapshots(format!("snapshots/{name}"))
             .baseline(format!("harness/adapters/{name}/baseline.toml")),
     };
+    let sdk = prepared.sdk.as_ref().ok();
+    let default_timeout = sdk.and_then(|sdk| sdk.default_timeout_ms);
+    let margin = sdk.and_then(|sdk| sdk.deadline_margin_ms);
     config
-        .default_timeout(DEFAULT_TIMEOUT)
-        .deadline_margin(sdk_margin(prepared))
+        .default_timeout(Sdk::duration(default_timeout, DEFAULT_TIMEOUT))
+        .deadline_margin(Sdk::duration(margin, DEADLINE_MARGIN))
         .test_threads(sdk_threads(prepared))
 }
 
@@ -305,18 +364,6 @@ fn reports(name: &str) -> ReportPaths {
 fn sdk_threads(prepared: &Prepared) -> usize {
     let threads = prepared.sdk.as_ref().ok().and_then(|sdk| sdk.threads);
     threads.unwrap_or(THREADS)
-}
-
-/// The hang margin of a set-up adapter (`deadline_margin_ms`, bounded), else the default.
-fn sdk_margin(prepared: &Prepared) -> Duration {
-    const MAX_MS: u64 = 600_000;
-    match &prepared.sdk {
-        Ok(Sdk {
-            deadline_margin_ms: Some(ms),
-            ..
-        }) => Duration::from_millis((*ms).min(MAX_MS)),
-        _ => DEADLINE_MARGIN,
-    }
 }
 
 /// `npm ci` in `folder` unless `node_modules` is newer than the lock.

@@ -2,12 +2,12 @@
 """The list of SDK adapters: every `harness/adapters/<id>/adapter.toml`. One home for it, read by
 `.ci/run`, `matrix.py` and `try.sh` (the Rust side, `harness/sdk_setup.rs`, reads the same files).
 
-    python3 harness/adapters/adapters.py list          # "<id>\t<test target>", one per adapter
+    python3 harness/adapters/adapters.py list          # "<id>\t<sdk> <version>", one per adapter
     python3 harness/adapters/adapters.py command ID    # the adapter's command, one word per line
     python3 harness/adapters/adapters.py run [--lanes N] [--reports DIR] [ID ...]
-        # every row's `cargo test --locked --test sdk_<x>` (or just these), N rows side by side
-        # (default 2), each writing DIR/<id>.json (default target/sdk-reports); prints each
-        # row's wall time and the whole; exits 1 if a row failed
+        # every row (or just these) as `MCP_ERROR_LAYERS_SDK=<id> cargo test --locked --test sdk`,
+        # N rows side by side (default 2), each writing DIR/<id>.json (default target/sdk-reports);
+        # prints each row's wall time and the whole; exits 1 if a row failed
 
 The keys are documented in harness/adapters/README.md ("adapter.toml").
 """
@@ -23,9 +23,9 @@ import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool, "test": str}
+REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
-            "sweep": dict}
+            "announce_timeout_ms": int, "default_timeout_ms": int, "sweep": dict}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")
@@ -49,19 +49,9 @@ def load(folder: pathlib.Path) -> dict:
 
 
 def all_adapters() -> list[dict]:
-    """Every adapter, sorted by id: the order of the matrix's columns. Each must have its test
-    target in Cargo.toml, so that `cargo test` runs it."""
-    with open(ROOT / "Cargo.toml", "rb") as f:
-        targets = {t["name"]: t.get("path") for t in tomllib.load(f).get("test", [])}
-    adapters = [load(p.parent) for p in sorted(HERE.glob("*/adapter.toml"))]
-    for adapter in adapters:
-        test = adapter["test"]
-        if targets.get(test) != f"harness/{test}.rs":
-            sys.exit(
-                f"harness/adapters/{adapter['id']}/adapter.toml: test target {test!r} is not in "
-                f"Cargo.toml; add [[test]] name = \"{test}\", path = \"harness/{test}.rs\", harness = false"
-            )
-    return adapters
+    """Every adapter, sorted by id: the order of the matrix's columns, and of the rows that
+    `cargo test --test sdk` runs (harness/sdk_rows.rs finds them the same way)."""
+    return [load(p.parent) for p in sorted(HERE.glob("*/adapter.toml"))]
 
 
 def target() -> pathlib.Path:
@@ -84,10 +74,11 @@ def command(adapter: dict) -> list[str]:
 
 def run_row(adapter: dict, reports: pathlib.Path) -> tuple[str, float, int, str]:
     """One row's test target: (id, wall seconds, exit code, its output's last lines)."""
-    env = {**os.environ, "MCP_ERROR_LAYERS_JSON": str(reports / f"{adapter['id']}.json")}
+    env = {**os.environ, "MCP_ERROR_LAYERS_SDK": adapter["id"],
+           "MCP_ERROR_LAYERS_JSON": str(reports / f"{adapter['id']}.json")}
     started = time.monotonic()
     done = subprocess.run(
-        ["cargo", "test", "--locked", "-q", "--test", adapter["test"]],
+        ["cargo", "test", "--locked", "-q", "--test", "sdk"],
         cwd=ROOT, env=env, capture_output=True, text=True,
     )
     tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
@@ -108,9 +99,8 @@ def run(argv: list[str]) -> int:
     if unknown:
         sys.exit(f"no adapter {sorted(unknown)}; `adapters.py list` names them")
     chosen = [a for a in adapters if not ids or a["id"] in ids]
-    # Build the test targets first, one cargo at a time, so that the timings are the rows'.
-    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q"] +
-                   [w for a in chosen for w in ("--test", a["test"])], cwd=ROOT, check=True)
+    # Build the test target first, so that the timings are the rows'.
+    subprocess.run(["cargo", "test", "--locked", "--no-run", "-q", "--test", "sdk"], cwd=ROOT, check=True)
     reports.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(lanes) as pool:
@@ -131,7 +121,7 @@ def main(argv: list[str]) -> int:
         return run(argv[1:])
     if argv[:1] == ["list"]:
         for adapter in all_adapters():
-            print(f"{adapter['id']}\t{adapter['test']}")
+            print(f"{adapter['id']}\t{adapter['sdk']} {adapter['version']}")
         return 0
     if len(argv) == 2 and argv[0] == "command":
         print("\n".join(command(load(HERE / argv[1]))))

@@ -50,7 +50,7 @@ class Manifest(unittest.TestCase):
             (pathlib.Path(folder) / "adapter.toml").write_text(text)
             return adapters.load(pathlib.Path(folder))
 
-    BASE = 'sdk = "x"\nversion = "1"\ninstall = "npm"\nprogram = "a.mjs"\npersistent = true\ntest = "sdk_x"\n'
+    BASE = 'sdk = "x"\nversion = "1"\ninstall = "npm"\nprogram = "a.mjs"\npersistent = true\n'
 
     def test_a_complete_manifest_loads(self):
         self.assertEqual(self.load(self.BASE + "threads = 16\n")["threads"], 16)

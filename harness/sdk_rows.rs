@@ -1,0 +1,178 @@
+//! Which SDK rows `cargo test --test sdk` runs, and how: every folder under `harness/adapters/`
+//! with an `adapter.toml` (or those [`ROWS_VAR`] names), each in a process of its own (this
+//! binary again, with [`ROW_VAR`](super::sdk_setup::ROW_VAR) set and the same libtest
+//! arguments), one after another or [`LANES_VAR`] side by side, then a line per row and the
+//! exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
+//! thread count and its reports its own, as they were when every row was a target.
+
+use super::sdk_setup::{ROW_VAR, rows};
+use std::io::Write;
+use std::process::{Command, ExitCode, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Which rows to run: their ids, comma-separated (`MCP_ERROR_LAYERS_SDK=python-sdk,rmcp cargo
+/// test --test sdk -- sse/`). Unset or empty: every row.
+pub const ROWS_VAR: &str = "MCP_ERROR_LAYERS_SDK";
+/// How many rows run side by side (default 1, at most 8). With more than one, each row's output
+/// is printed whole when it ends, instead of as it comes.
+pub const LANES_VAR: &str = "MCP_ERROR_LAYERS_SDK_LANES";
+/// The most rows side by side: each runs 8 to 16 cases at once.
+const MAX_LANES: usize = 8;
+
+/// How one row's process ended.
+struct Ran {
+    row: String,
+    passed: bool,
+    took: Duration,
+}
+
+/// Runs the chosen rows, each in a process of its own; the exit code is libtest's (101) when
+/// one failed.
+pub fn run_all() -> ExitCode {
+    let chosen = match chosen_rows().and_then(|rows| Ok((rows, lanes()?))) {
+        Ok(chosen) => chosen,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let (rows, lanes) = chosen;
+    let started = Instant::now();
+    let ran = match lanes {
+        1 => rows.iter().map(|row| run_live(row)).collect(),
+        lanes => run_side_by_side(&rows, lanes),
+    };
+    summary(&ran, started.elapsed())
+}
+
+/// The rows [`ROWS_VAR`] names (each must exist), else every row.
+fn chosen_rows() -> Result<Vec<String>, String> {
+    let all = rows()?;
+    let asked = std::env::var(ROWS_VAR).unwrap_or_default();
+    if asked.trim().is_empty() {
+        return Ok(all);
+    }
+    let mut chosen = Vec::new();
+    for row in asked.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+        if !all.iter().any(|known| known == row) {
+            return Err(format!(
+                "{ROWS_VAR} names {row:?}, which is no row; the rows: {}",
+                all.join(", ")
+            ));
+        }
+        chosen.push(row.to_owned());
+    }
+    Ok(chosen)
+}
+
+fn lanes() -> Result<usize, String> {
+    let Ok(text) = std::env::var(LANES_VAR) else {
+        return Ok(1);
+    };
+    match text.trim().parse::<usize>() {
+        Ok(n @ 1..=MAX_LANES) => Ok(n),
+        _ => Err(format!(
+            "{LANES_VAR} is {text:?}: rows side by side, from 1 to {MAX_LANES}"
+        )),
+    }
+}
+
+/// This binary for `row`, with the libtest arguments it was given.
+fn row_process(row: &str) -> Command {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "sdk".into());
+    let mut command = Command::new(exe);
+    command.args(std::env::args_os().skip(1)).env(ROW_VAR, row);
+    command
+}
+
+/// One row, its output as it comes.
+fn run_live(row: &str) -> Ran {
+    let started = Instant::now();
+    let passed = row_process(row).status().is_ok_and(|s| s.success());
+    Ran {
+        row: row.to_owned(),
+        passed,
+        took: started.elapsed(),
+    }
+}
+
+/// `lanes` rows at a time, each one's output printed whole when it ends.
+fn run_side_by_side(rows: &[String], lanes: usize) -> Vec<Ran> {
+    let queue = std::sync::Mutex::new(rows.iter());
+    let ran = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..lanes {
+            scope.spawn(|| {
+                while let Some(row) = next(&queue) {
+                    let started = Instant::now();
+                    let output = row_process(row)
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .output();
+                    let passed = show(row, output);
+                    let took = started.elapsed();
+                    let row = row.clone();
+                    lock(&ran).push(Ran { row, passed, took });
+                }
+            });
+        }
+    });
+    ran.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+fn next<'a>(queue: &std::sync::Mutex<std::slice::Iter<'a, String>>) -> Option<&'a String> {
+    lock(queue).next()
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Plain data: still valid after a panic on another lane.
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Prints a row's whole output (stdout, then stderr) at once; whether it passed.
+fn show(row: &str, output: std::io::Result<Output>) -> bool {
+    let output = match output {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("sdk: {row}: cannot run its process: {e}");
+            return false;
+        }
+    };
+    // One lock for both: another lane's row does not land in the middle.
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = writeln!(out, "\n=== sdk row {row} ===");
+    let _ = out.write_all(&output.stdout);
+    let _ = out.write_all(&output.stderr);
+    let _ = out.flush();
+    output.status.success()
+}
+
+/// A line per row and one for all; libtest's failure code when a row failed.
+fn summary(ran: &[Ran], took: Duration) -> ExitCode {
+    let listing = std::env::args().any(|arg| arg == "--list");
+    if listing {
+        return ExitCode::SUCCESS;
+    }
+    let mut ran: Vec<&Ran> = ran.iter().collect();
+    ran.sort_by(|a, b| a.row.cmp(&b.row));
+    println!();
+    for one in &ran {
+        let word = if one.passed { "ok" } else { "FAILED" };
+        println!(
+            "sdk row {:<28} {word:<6} {:>6.1} s",
+            one.row,
+            one.took.as_secs_f64()
+        );
+    }
+    let failed = ran.iter().filter(|r| !r.passed).count();
+    println!(
+        "sdk rows: {} run, {failed} failed, {:.1} s",
+        ran.len(),
+        took.as_secs_f64()
+    );
+    match failed {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(101),
+    }
+}
