@@ -107,6 +107,10 @@ pub struct Sdk {
     /// cases mostly wait (a retrying variant's back-off) runs faster with more, and a persistent
     /// adapter that serves calls at once serves them without more processes.
     threads: Option<usize>,
+    /// npm: a folder, relative to the installed one, whose `npm ci` installs the Node that runs
+    /// the program (at `node_modules/.bin/node`), for an SDK that needs a newer Node than the
+    /// machine's; default: the `node` on `PATH`.
+    node: Option<String>,
     /// How `sweep.py` installs the SDK at another version (harness/adapters/README.md).
     #[allow(dead_code)]
     sweep: Option<toml::Table>,
@@ -164,6 +168,18 @@ impl Sdk {
         ms.map_or(default, Duration::from_millis)
     }
 
+    /// The Node that runs an npm row: its own (installed from the registry) or the machine's.
+    fn node(&self, installed: &Path) -> Result<PathBuf, String> {
+        let Some(folder) = &self.node else {
+            return Ok("node".into());
+        };
+        let folder = installed.join(folder);
+        npm_ci(&folder)?;
+        let node = folder.join("node_modules/.bin/node");
+        run(Command::new(&node).arg("--version"), "the row's own node")?;
+        Ok(node)
+    }
+
     /// The folder whose lock is installed.
     fn installed(&self) -> &str {
         self.installed_with.as_deref().unwrap_or(&self.name)
@@ -175,7 +191,7 @@ impl Sdk {
         let mut command = match self.install {
             Install::Npm => {
                 npm_ci(&installed)?;
-                vec!["node".into(), own.join(&self.program)]
+                vec![self.node(&installed)?, own.join(&self.program)]
             }
             Install::Pip => {
                 let venv = paths.target.join("sdk-venvs").join(self.installed());

@@ -25,7 +25,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
-            "announce_timeout_ms": int, "default_timeout_ms": int, "sweep": dict}
+            "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")
@@ -64,7 +64,8 @@ def command(adapter: dict) -> list[str]:
     folder, program = adapter["folder"], adapter["program"]
     installed = adapter.get("installed_with", adapter["id"])
     if adapter["install"] == "npm":
-        words = ["node", str(folder / program)]
+        node = HERE / installed / adapter["node"] / "node_modules/.bin/node" if "node" in adapter else "node"
+        words = [str(node), str(folder / program)]
     elif adapter["install"] == "pip":
         words = [str(target() / "sdk-venvs" / installed / "bin/python"), str(folder / program)]
     else:

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// mcp-error-layers adapter for Mastra's MCP client (@mastra/mcp 2.x with @mastra/core, pinned in
+// package.json / package-lock.json; it runs on the official TypeScript SDK v2,
+// @modelcontextprotocol/client, which @mastra/mcp pins exactly). @mastra/mcp 2.x needs Node >=
+// 22.13: this program runs on the Node 22 that node22/ installs from the npm registry.
+//
+// The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
+// call per process or many at once, read and answered by ../contract.mjs.
+//
+// It witnesses what an application sees through the documented entry point with its defaults:
+// `new MCPClient({id, servers: {s: {url, timeout, connectTimeout}}, timeout})`, `listTools()`
+// (tools keyed `${server}_${tool}`), the tool's `execute(args)` (core 1.x: `execute(inputData,
+// context)`, the context optional), then `disconnect()`. The case's timeout goes in every
+// documented timeout: `timeout` (each request, tools/call included) and `connectTimeout` (the connect,
+// default 3000 ms). The protocol version is left to Mastra's default ('auto': probe with
+// server/discover, fall back to initialize). Each call gets an `id` of its own: a second MCPClient
+// with the same id and another config disconnects the first, which would end a call in flight.
+//
+// What `execute` surfaces, and how it maps:
+// - it resolves to the tool's value: the CallToolResult, or its structuredContent when there is
+//   one; or to core's validation error object `{error: true, message, validationErrors}` (input,
+//   output, request context alike: nothing typed says which), returned, not thrown;
+// - it throws MastraError `MCP_CLIENT_TOOL_EXECUTION_FAILED` for an `isError` result (the default
+//   `onToolError: 'throw'`): its `id` names the tool layer;
+// - it rethrows whatever the SDK threw (ProtocolError, SdkHttpError, SdkError and its codes, the
+//   transport's ZodError) as it is, after one reconnect-and-retry of the tools/call when the
+//   message matches Mastra's list of transport words (`isReconnectableMCPError`): those typed
+//   errors are what the application holds, and they are mapped as the typescript-sdk-v2 row maps
+//   them.
+// `listTools()` never throws for a server: a server that fails to connect or list is left out, so
+// the application finds no tool.
+
+import { MCPClient } from '@mastra/mcp';
+import { MastraError } from '@mastra/core/error';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import * as contract from '../contract.mjs';
+import { observation } from '../contract.mjs';
+
+const FRAMEWORK = { name: '@mastra/mcp', version: contract.packageVersion('@mastra/mcp', import.meta.url) };
+
+/** The one server of the client config: listTools keys its tools `${SERVER}_${tool}`. */
+const SERVER = 's';
+
+/** The MastraError id of an `isError` result (the default `onToolError: 'throw'`). */
+const TOOL_EXECUTION_FAILED = 'MCP_CLIENT_TOOL_EXECUTION_FAILED';
+
+/** SdkError codes that name an outcome; any other code is unclassified (or its cause decides). */
+const SDK_CODE_OUTCOME = {
+  [SdkErrorCode.RequestTimeout]: 'TIMEOUT',
+  [SdkErrorCode.ClientHttpUnexpectedContent]: 'UNEXPECTED_CONTENT_TYPE',
+  [SdkErrorCode.InvalidResult]: 'INVALID_TOOL_RESULT',
+  [SdkErrorCode.InputRequiredRoundsExceeded]: 'INPUT_REQUIRED',
+};
+
+/** The module that exports `error`'s class, as a prefix for `detail`. */
+function modulePrefix(error) {
+  if (error instanceof MastraError) return '@mastra/core/error.';
+  if (error instanceof SdkError || error instanceof ProtocolError) return '@modelcontextprotocol/client.';
+  return '';
+}
+
+/** One error of a cause chain as `module.Class [code or id]: message`. */
+function label(error) {
+  const name = error.constructor?.name && error.constructor.name !== 'Error' ? error.constructor.name : (error.name ?? 'Error');
+  const module = modulePrefix(error);
+  const tag = error instanceof MastraError ? error.id : error.code;
+  return `${module}${name}${tag !== undefined ? ` [${tag}]` : ''}: ${error.message ?? String(error)}`;
+}
+
+const describe = (error) => contract.describe(error, label);
+
+/** Observation for what `execute` resolved to. */
+function fromValue(value) {
+  if (value?.error === true && 'validationErrors' in value) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `execute returned @mastra/core's validation error object (not thrown): ${value.message}`);
+  }
+  const shape = value?.content !== undefined ? 'a CallToolResult' : 'the structuredContent';
+  return observation('TOOL_SUCCESS', null, null, `execute returned ${shape}${value?.isError !== undefined ? ` (isError: ${JSON.stringify(value.isError)})` : ''}`);
+}
+
+/**
+ * Outcome, status and code for an error the SDK typed (or Node's fetch, under it); undefined for
+ * any other error.
+ */
+function sdkOutcome(error) {
+  if (error instanceof ProtocolError) return ['JSONRPC_ERROR', null, error.code];
+  if (error instanceof SdkHttpError) return ['HTTP_ERROR', error.status, null];
+  if (error instanceof SdkError && error.code === SdkErrorCode.UnsupportedResultType) {
+    // `data.resultType` names the kind: `input_required` is a call that needs input.
+    return [error.data?.resultType === 'input_required' ? 'INPUT_REQUIRED' : 'INVALID_TOOL_RESULT', null, null];
+  }
+  if (error instanceof SdkError && SDK_CODE_OUTCOME[error.code]) return [SDK_CODE_OUTCOME[error.code], null, null];
+  // ZodError: the SDK's transport checks each incoming message against its JSON-RPC message
+  // schema (results are checked apart, as SdkError InvalidResult), so it names the envelope.
+  if (contract.isZod(error)) return ['INVALID_ENVELOPE', null, null];
+  if (error instanceof SyntaxError) return ['MALFORMED_JSON', null, null];
+  const fetched = contract.fetchOutcome(error);
+  return fetched ? [fetched, null, null] : undefined;
+}
+
+/** Outcome, status and code of the first error in `error`'s cause chain (itself included) that is typed. */
+function typedOutcome(error) {
+  let current = error;
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    const found = sdkOutcome(current);
+    if (found) return found;
+    current = current.cause;
+  }
+  return ['UNCLASSIFIED_ERROR', null, null];
+}
+
+/** Observation for an error `execute` threw. */
+function fromError(error) {
+  const text = `execute failed: ${describe(error)}`;
+  if (error instanceof MastraError) {
+    const outcome = error.id === TOOL_EXECUTION_FAILED ? 'TOOL_ERROR' : 'UNCLASSIFIED_ERROR';
+    return observation(outcome, null, null, text);
+  }
+  const [outcome, status, code] = typedOutcome(error);
+  return observation(outcome, status, code, text);
+}
+
+let calls = 0;
+
+/** Makes one tool call through the framework and returns an observation object. */
+async function observe(call) {
+  calls += 1;
+  console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} is left at its default protocolVersion (auto: server/discover first)`);
+  const mcp = new MCPClient({
+    id: `mcp-error-layers-${process.pid}-${calls}`,
+    servers: { [SERVER]: { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs } },
+    timeout: call.timeoutMs,
+  });
+  const key = `${SERVER}_${call.tool}`;
+  try {
+    const tools = await mcp.listTools();
+    const tool = tools[key];
+    if (!tool) {
+      const got = Object.keys(tools).join(', ') || 'none';
+      return observation('UNCLASSIFIED_ERROR', null, null, `listTools returned no tool ${key} (got ${got}): it leaves out a server that failed, without an error`);
+    }
+    return fromValue(await tool.execute(call.arguments));
+  } catch (error) {
+    return fromError(error);
+  } finally {
+    mcp.disconnect().catch((error) => console.error(`disconnect: ${describe(error)}`));
+  }
+}
+
+contract.run(observe, { sdk: FRAMEWORK, describeOne: describe });
