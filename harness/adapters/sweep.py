@@ -88,11 +88,12 @@ def in_shard(version: str, k: int, n: int) -> bool:
 def sweep_settings(adapter: dict) -> dict:
     """The `[sweep]` table with its defaults: `package` is the `sdk` key's package."""
     table = adapter.get("sweep", {})
-    unknown = set(table) - {"package", "lines"}
+    unknown = set(table) - {"package", "lines", "with"}
     if unknown:
         sys.exit(f"harness/adapters/{adapter['id']}/adapter.toml: unknown [sweep] key(s) {sorted(unknown)} "
                  "(see harness/adapters/README.md, \"Sweeping versions\")")
-    return {"package": table.get("package", adapter["sdk"]), "lines": table.get("lines", [])}
+    return {"package": table.get("package", adapter["sdk"]), "lines": table.get("lines", []),
+            "with": table.get("with", [])}
 
 
 def latest(adapter: dict, count: int) -> list[str]:
@@ -143,13 +144,19 @@ def copy_beside_contract(folder: pathlib.Path, into: pathlib.Path, kind: str) ->
 
 def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] | None, str | None]:
     """Installs the adapter's SDK at `version` under `home` (cached): its command, or why not."""
-    package, kind = sweep_settings(adapter)["package"], adapter["install"]
+    settings = sweep_settings(adapter)
+    package, kind = settings["package"], adapter["install"]
     folder = adapters.HERE / adapter.get("installed_with", adapter["id"])
     own = adapter["folder"]
     marker = home / ".mcp-error-layers-swept"
+    # A row with a Node of its own (`node`, installed by its setup) runs, and installs, on it: npm
+    # picks the versions a package's `engines` allow by the Node it runs on.
+    node_bin = folder / adapter["node"] / "node_modules/.bin" if "node" in adapter else None
+    npm_env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"} if node_bin else None
     if kind == "npm":
         program = pathlib.Path(os.path.normpath(own / adapter["program"]))
-        command = ["node", str(home / "adapters" / folder.name / program.relative_to(folder))]
+        node = str(node_bin / "node") if node_bin else "node"
+        command = [node, str(home / "adapters" / folder.name / program.relative_to(folder))]
     elif kind == "pip":
         command = [str(home / "venv/bin/python"), str(own / adapter["program"])]
     else:
@@ -162,11 +169,12 @@ def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] 
     home.mkdir(parents=True)
     if kind == "pip":
         why = run_quiet([sys.executable, "-m", "venv", home / "venv"]) or run_quiet(
-            [home / "venv/bin/pip", "install", "-q", "--disable-pip-version-check", f"{package}=={version}"])
+            [home / "venv/bin/pip", "install", "-q", "--disable-pip-version-check", f"{package}=={version}",
+             *settings["with"]])
     elif kind == "npm":
         copy = copy_beside_contract(folder, home / "adapters", kind)
         why = run_quiet(["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{package}@{version}"],
-                        cwd=copy)
+                        cwd=copy, env=npm_env)
     else:
         copy = copy_beside_contract(folder, home / "adapters", kind)
         why = run_quiet(["cargo", "add", "-q", "--manifest-path", copy / "Cargo.toml", f"{package}@={version}"]) \

@@ -22,35 +22,22 @@ import argparse
 import asyncio
 import inspect
 import pathlib
-import re
 import sys
 from typing import Any, Callable
 
 import httpx2
-import mcp_types as types
 from agents.exceptions import UserError
 from agents.mcp import MCPServerStreamableHttp
-from mcp.shared.exceptions import MCPError
-from mcp_types import REQUEST_TIMEOUT
-from pydantic import ValidationError
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import mcp2_surface  # noqa: E402 - how mcp 2.x, under the SDK, surfaces a call
 from contract import Call, observation  # noqa: E402
 
 # How long the SDK's own teardown (`cleanup()`: task groups, the session's DELETE) may take once the
 # call has an observation; past that the observation stands and teardown is abandoned.
 TEARDOWN_SECONDS = 2.0
-
-
-def from_result(result: Any) -> dict[str, Any]:
-    """Observation for the value `MCPServerStreamableHttp.call_tool` returned (typed `CallToolResult`)."""
-    if isinstance(result, types.CallToolResult):
-        if result.is_error:
-            return observation("TOOL_ERROR", "call_tool returned a CallToolResult with is_error=True")
-        return observation("TOOL_SUCCESS", "call_tool returned a CallToolResult")
-    return observation("UNCLASSIFIED_ERROR", f"call_tool returned an unexpected {type(result).__name__}: {result!r}")
 
 
 def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
@@ -67,18 +54,7 @@ def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
             if mapped is not None:
                 return mapped
         return observation("UNCLASSIFIED_ERROR", text)
-    if isinstance(first, MCPError):
-        # The mcp dispatcher's own deadline (the session read timeout the SDK sets from
-        # client_session_timeout_seconds): REQUEST_TIMEOUT with its fixed message. Any other
-        # MCPError is a JSON-RPC error as the SDK surfaces it, including the ones mcp's streamable
-        # HTTP transport synthesizes for HTTP-level failures.
-        if first.code == REQUEST_TIMEOUT and re.fullmatch(r"Request '[^']+' timed out", first.message):
-            return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult", first.title):
-        # mcp's ClientSession validates the result against the negotiated version's schema.
-        return observation("INVALID_TOOL_RESULT", text)
-    return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
+    return mcp2_surface.from_error(first, text, steps)
 
 
 def retry_policy(max_retry_attempts: int) -> str:
@@ -114,7 +90,7 @@ async def observe(call: Call, max_retry_attempts: int) -> dict[str, Any]:
                 # (the variant's adapter.toml gives the runner room for them).
                 try:
                     returned = await steps.list_then_call(call, server.list_tools, lambda: server.call_tool(call.tool, call.arguments))
-                    result = from_result(returned)
+                    result = mcp2_surface.from_result(returned)
                 except Exception as error:  # noqa: BLE001 - every SDK error is an observation
                     result = from_error(error, steps)
                 # The observation stands; the SDK's cleanup gets a bounded time.

@@ -1,0 +1,51 @@
+"""How the official Python SDK's 2.x line (PyPI `mcp`, with `mcp-types` and `httpx2`) surfaces a
+tool call, for the rows whose framework hands it on unchanged (`openai-agents`, `llamaindex`): the
+typed `CallToolResult` it returns, and the errors it raises. A row maps its framework's own
+surface first and leaves the rest to these.
+
+Imported from the parent folder, as contract.py is; it needs the row's venv (mcp 2.x).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+from mcp_types import REQUEST_TIMEOUT
+from pydantic import ValidationError
+
+import contract
+from contract import observation
+
+# The message of mcp's own deadline for a request (the session's read timeout): it comes with
+# REQUEST_TIMEOUT, the code a server's timeout error carries too.
+OWN_TIMEOUT = re.compile(r"Request '[^']+' timed out")
+
+
+def from_result(result: Any) -> dict[str, Any]:
+    """Observation for a returned `CallToolResult`, its `is_error` flag kept."""
+    if isinstance(result, types.CallToolResult):
+        if result.is_error:
+            return observation("TOOL_ERROR", "call_tool returned a CallToolResult with is_error=True")
+        return observation("TOOL_SUCCESS", "call_tool returned a CallToolResult")
+    return observation("UNCLASSIFIED_ERROR", f"call_tool returned an unexpected {type(result).__name__}: {result!r}")
+
+
+def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
+    """Observation for `first`, an exception mcp raised during `steps.now` (taken out of its
+    exception group), described by `text`."""
+    if isinstance(first, MCPError):
+        # mcp's own deadline: REQUEST_TIMEOUT with its fixed message. Any other MCPError is a
+        # JSON-RPC error as mcp surfaces it, including the ones its streamable HTTP transport makes
+        # up for HTTP-level failures.
+        if first.code == REQUEST_TIMEOUT and OWN_TIMEOUT.fullmatch(first.message):
+            return observation("TIMEOUT", text)
+        return observation("JSONRPC_ERROR", text, code=first.code)
+    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult", first.title):
+        # mcp's ClientSession validates the tools/call result against its model; a failure of
+        # another result's model (tools/list) says nothing about the tool result.
+        return observation("INVALID_TOOL_RESULT", text)
+    return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
