@@ -1,7 +1,9 @@
 //! Layer fidelity: the one figure of a run that a reader choosing a client understands at
-//! once. Of the cases where a correct client names a definite layer (every expectation does:
-//! transport, protocol, interaction or application), how many this client's application can
-//! tell apart: the outcome it reported for every call is of the layer the case expects. A
+//! once. Of the cases where a correct client names a definite layer (every expectation does),
+//! how many this client's application can tell apart: the outcome it reported for every call is
+//! of the layer the case expects. The layers are where a call failed (transport, protocol,
+//! interaction, the tool's own error) or that it did not: a `TOOL_SUCCESS` is a class of its
+//! own, so a tool's `isError` reported as a success is a layer lost, not the same layer. A
 //! `JSONRPC_ERROR` where an `HTTP_ERROR 503` was expected is a layer lost; an `HTTP_ERROR 429`
 //! where a 503 was expected is the right layer (the status is another matter, which the verdict
 //! judges). `UNCLASSIFIED_ERROR` names no layer, so it never tells one apart; neither does a
@@ -12,7 +14,7 @@
 //! (`summary.layer_fidelity`), and the matrix pages read it from there.
 
 use crate::observation::AdapterReport;
-use crate::outcome::Outcome;
+use crate::outcome::{Layer, Outcome};
 use crate::record::CaseRecord;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -51,7 +53,7 @@ impl LayerFidelity {
             }
             fidelity.cases += 1;
             let same_layer = |(expected, seen): &(Outcome, Seen)| match seen {
-                Seen::Reported(outcome) => outcome.layer() == expected.layer(),
+                Seen::Reported(outcome) => class(*outcome) == class(*expected),
                 Seen::Declined | Seen::Nothing => false,
             };
             if calls.iter().all(same_layer) {
@@ -85,6 +87,15 @@ impl LayerFidelity {
     }
 }
 
+/// Where a call failed, or `None` when it did not (`TOOL_SUCCESS`): what layer fidelity compares.
+/// `UNCLASSIFIED_ERROR` is the unknown layer, which no expectation names.
+fn class(outcome: Outcome) -> Option<Layer> {
+    match outcome {
+        Outcome::ToolSuccess => None,
+        outcome => Some(outcome.layer()),
+    }
+}
+
 impl fmt::Display for LayerFidelity {
     /// `31/70 (44 %)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -112,6 +123,8 @@ mod tests {
             vec![(HttpError, reported(Timeout))],
             // The HTTP status lost in a JSON-RPC error: not.
             vec![(HttpError, reported(JsonrpcError))],
+            // The tool's isError reported as a success: not.
+            vec![(ToolError, reported(ToolSuccess))],
             vec![(ToolError, reported(UnclassifiedError))],
             vec![
                 (ToolSuccess, reported(ToolSuccess)),
@@ -125,10 +138,10 @@ mod tests {
             fidelity,
             LayerFidelity {
                 told_apart: 2,
-                cases: 5
+                cases: 6
             }
         );
-        assert_eq!(fidelity.to_string(), "2/5 (40 %)");
+        assert_eq!(fidelity.to_string(), "2/6 (33 %)");
         assert_eq!(LayerFidelity::default().to_string(), "0/0 (0 %)");
     }
 }

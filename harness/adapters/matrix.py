@@ -97,7 +97,7 @@ def main(paths: list[str]) -> int:
         "check (a gap, `min_gaps_ms`, only when nothing else differs: it depends on the machine's load); "
         "– is a status or code the SDK did not give; \"layers 52/101\" in a column's head: of the "
         "101 cases it ran, it reported 52 in the layer the case expects (transport, protocol, "
-        "interaction or application), whatever else differed. "
+        "interaction, the tool's own error, or none: a success), whatever else differed. "
         + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))
         + "."
     )

@@ -47,15 +47,16 @@ SESSION_TIMEOUT_CODE = int(httpx.codes.REQUEST_TIMEOUT)
 
 
 def connection(call: Call) -> dict[str, Any]:
-    """The framework's documented streamable HTTP connection, every timeout set to the call's:
-    `timeout` (httpx connect/write/pool), `sse_read_timeout` (httpx read) and the ClientSession's
-    `read_timeout_seconds` (how long each request waits for its answer)."""
+    """The framework's documented streamable HTTP connection, the call's timeout in `timeout`
+    (httpx connect/write/pool) and the ClientSession's `read_timeout_seconds` (how long each
+    request waits for its answer: the call's own timeout). `sse_read_timeout` (httpx read) keeps
+    its default (300 s): set to the same value it races the session's timeout, and which one the
+    application gets (TIMEOUT, or the transport's ExceptionGroup) would be the machine's timing."""
     timeout = timedelta(seconds=call.timeout_s)
     return {
         "transport": "streamable_http",
         "url": call.endpoint,
         "timeout": timeout,
-        "sse_read_timeout": timeout,
         "session_kwargs": {"read_timeout_seconds": timeout},
     }
 
