@@ -745,21 +745,28 @@ fn an_answer_that_is_no_observation_fails_its_call_and_retires_the_process() {
     assert_ne!(pid_of(&record.calls[0]), pid_of(&record.calls[2]));
 }
 
+/// Why a program that announces `announcement` fell back to one process per call (where its
+/// one call still passed).
+fn start_failure(name: &str, announcement: &str) -> String {
+    let (program, _pid_file) = concurrent(name, announcement);
+    let record = run(&program, &calls(1, &[], 5000));
+    assert_eq!(
+        record.verdict,
+        Verdict::Pass,
+        "one process per call: {:?}",
+        record.calls
+    );
+    match program.mode() {
+        Mode::OneShot(reason) => reason,
+        mode => panic!("{announcement}: {mode:?}"),
+    }
+}
+
 #[test]
 fn a_bad_concurrent_value_is_a_start_failure_that_names_the_key() {
     for value in ["0", "65", "\"8\"", "2.5", "-1", "null"] {
         let announcement = format!(r#"{{"persistent": 1, "concurrent": {value}}}"#);
-        let (program, _pid_file) = concurrent("bad-concurrent", &announcement);
-        let record = run(&program, &calls(1, &[], 5000));
-        assert_eq!(
-            record.verdict,
-            Verdict::Pass,
-            "one process per call: {:?}",
-            record.calls
-        );
-        let Mode::OneShot(reason) = program.mode() else {
-            panic!("{value}: {:?}", program.mode())
-        };
+        let reason = start_failure("bad-concurrent", &announcement);
         assert!(
             reason.contains(&format!("\"concurrent\": {value}"))
                 && reason.contains("an integer from 1 to 64"),
@@ -902,17 +909,7 @@ fn an_announcement_names_the_client_and_a_bad_name_is_refused_naming_the_key() {
         ("name", "\"a\\nb\""),
     ] {
         let announcement = format!(r#"{{"persistent": 1, "{key}": {value}}}"#);
-        let (program, _pid_file) = concurrent("bad-name", &announcement);
-        let record = run(&program, &calls(1, &[], 5000));
-        assert_eq!(
-            record.verdict,
-            Verdict::Pass,
-            "one process per call: {:?}",
-            record.calls
-        );
-        let Mode::OneShot(reason) = program.mode() else {
-            panic!("{value}: {:?}", program.mode())
-        };
+        let reason = start_failure("bad-name", &announcement);
         assert!(
             reason.contains(&format!("\"{key}\": ")) && reason.contains("a string of 1 to 200"),
             "{value}: {reason}"
