@@ -321,22 +321,39 @@ fn diff_exits_1_on_a_regression_and_names_the_case_in_each_format() {
         .unwrap()
         .to_owned();
     case["verdict"] = "fail".into();
+    case["standing"] = "fail".into();
     case["calls"][0]["observed"]["outcome"] = "TIMEOUT".into();
+    // A SHOULD case that passed and now only warns: a regression too, unless --fail-on must.
+    let should = report["cases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["grade"] == "should")
+        .expect("a SHOULD case among the tool/ cases");
+    let should_id = should["id"].as_str().unwrap().to_owned();
+    should["verdict"] = "fail".into();
+    should["standing"] = "warning".into();
     let new = out.join("new.json");
     std::fs::write(&new, report.to_string()).unwrap();
     let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
 
     let same = run(&["diff", old, old]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same.stderr));
-    assert!(text(&same.stdout).contains("0 regressed, 0 fixed, 0 changed"));
+    assert!(
+        text(&same.stdout).contains("0 regressed (0 must, 0 should, 0 info), 0 fixed, 0 changed")
+    );
 
     let worse = run(&["diff", old, new]);
     let stdout = text(&worse.stdout);
     assert_eq!(worse.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains(&format!("regressed (1):\n  [must] {id}: pass → ")),
+        stdout.contains("2 regressed (1 must, 1 should, 0 info)")
+            && stdout.contains(&format!("regressed (2):\n  [must] {id}: pass → fail"))
+            && stdout.contains(&format!("[should] {should_id}: pass → warning")),
         "{stdout}"
     );
+    let fail_on = |grades: &str| run(&["diff", "--fail-on", grades, old, new]).status.code();
+    assert_eq!((fail_on("must"), fail_on("should")), (Some(1), Some(1)));
     assert!(
         stdout.contains(&format!("call 0: outcome {was} → TIMEOUT")),
         "{stdout}"
@@ -351,10 +368,31 @@ fn diff_exits_1_on_a_regression_and_names_the_case_in_each_format() {
         serde_json::from_slice(&run(&["diff", "--json", old, new]).stdout).unwrap();
     assert_eq!(json["regressed"][0]["id"], id.as_str());
 
-    // The old run's better: nothing regressed, one case fixed.
+    // The old run's better: nothing regressed, both cases fixed.
     let better = run(&["diff", new, old]);
     assert_eq!(better.status.code(), Some(0));
-    assert!(text(&better.stdout).contains("fixed (1):"));
+    assert!(text(&better.stdout).contains("fixed (2):"));
+
+    // Only the SHOULD case warns now: a regression that --fail-on must lets pass.
+    let mut should_only: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(old).unwrap()).unwrap();
+    for case in should_only["cases"].as_array_mut().unwrap() {
+        if case["id"] == should_id.as_str() {
+            case["verdict"] = "fail".into();
+            case["standing"] = "warning".into();
+        }
+    }
+    let warns = out.join("warns.json");
+    std::fs::write(&warns, should_only.to_string()).unwrap();
+    let warns = warns.to_str().unwrap();
+    let fail_on = |grades: &[&str]| {
+        run(&[&["diff"], grades, &[old, warns]].concat())
+            .status
+            .code()
+    };
+    assert_eq!(fail_on(&[]), Some(1), "by default every regression counts");
+    assert_eq!(fail_on(&["--fail-on", "should"]), Some(1));
+    assert_eq!(fail_on(&["--fail-on", "must"]), Some(0));
 }
 
 #[test]

@@ -2,12 +2,16 @@
 //! adapters) compared case by case, for people (text), programs (JSON) and pull requests
 //! (markdown). `docs/reports.md` ("Comparing two runs") documents the groups and the exit rule.
 //!
-//! A case in both reports lands in exactly one group:
-//! - **regressed**: a MUST case that passed and now fails, hangs or errors, or any case that
-//!   hangs now and did not before. These make [`RunDiff::regressed_any`] true (the CLI exits 1).
-//! - **fixed**: a case that failed, hung or errored and now passes.
-//! - **changed**: anything else that differs: the verdict, the standing, or per call the observed
-//!   outcome, status, code, `tool_posts` or a request check.
+//! A case in both reports lands in exactly one group, by how its standing moved on the scale
+//! pass < accepted, warning (it deviates, without failing the run) < fail, adapter-error,
+//! stale (it fails the run) < hang:
+//! - **regressed**: its standing got worse (pass → warning, warning → fail, anything → hang),
+//!   whatever its grade. [`RunDiff::fails`] says whether the regressions of the grades a
+//!   [`FailOn`] names are there (the CLI's exit code 1).
+//! - **fixed**: it passes now, and did not.
+//! - **changed**: anything else that differs: a standing that got better without passing, one
+//!   that moved to or from `unsupported` (neither better nor worse: the case did not run), the
+//!   verdict, or per call the observed outcome, status, code, `tool_posts` or a request check.
 //!
 //! Cases only in the new report are *new*, only in the old one *removed*.
 
@@ -44,6 +48,32 @@ pub struct CaseChange {
     pub standing: (String, String),
     /// What differs, one item per difference (`call 0: outcome TOOL_SUCCESS → TIMEOUT`).
     pub differences: Vec<String>,
+}
+
+/// Which regressions fail a comparison (`diff --fail-on`): those of MUST cases only, of MUST
+/// and SHOULD cases, or of any case (the default: a SHOULD case that stops retrying a 503 is the
+/// news of a new SDK version).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// MUST cases.
+    Must,
+    /// MUST and SHOULD cases.
+    Should,
+    /// Every case, INFO included.
+    #[default]
+    Any,
+}
+
+impl FailOn {
+    /// Whether a regression of a case of `grade` fails the comparison.
+    pub fn counts(self, grade: Grade) -> bool {
+        match self {
+            FailOn::Must => grade == Grade::Must,
+            FailOn::Should => grade != Grade::Info,
+            FailOn::Any => true,
+        }
+    }
 }
 
 /// Two runs compared.
@@ -95,9 +125,15 @@ impl RunDiff {
         diff
     }
 
-    /// Whether anything regressed (the CLI's exit code 1).
-    pub fn regressed_any(&self) -> bool {
-        !self.regressed.is_empty()
+    /// Whether a regression of a grade that `fail_on` counts is there (the CLI's exit code 1).
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        self.regressed.iter().any(|c| fail_on.counts(c.grade))
+    }
+
+    /// The regressions by grade: MUST, SHOULD, INFO.
+    fn regressed_by_grade(&self) -> [usize; 3] {
+        let of = |grade| self.regressed.iter().filter(|c| c.grade == grade).count();
+        [of(Grade::Must), of(Grade::Should), of(Grade::Info)]
     }
 
     fn place(&mut self, old: &JsonCase, new: &JsonCase) {
@@ -191,8 +227,10 @@ impl RunDiff {
     }
 
     fn headline(&self) -> String {
+        let [must, should, info] = self.regressed_by_grade();
         format!(
-            "{} → {}: {} cases compared; {} regressed, {} fixed, {} changed, {} new, {} removed",
+            "{} → {}: {} cases compared; {} regressed ({must} must, {should} should, {info} info), \
+             {} fixed, {} changed, {} new, {} removed",
             self.old.label(),
             self.new.label(),
             self.compared,
@@ -228,18 +266,24 @@ enum Movement {
 
 impl Movement {
     fn of(old: &JsonCase, new: &JsonCase) -> Movement {
-        let failed =
-            |v: Verdict| matches!(v, Verdict::Fail | Verdict::Hang | Verdict::AdapterError);
-        let hangs_now = new.verdict == Verdict::Hang && old.verdict != Verdict::Hang;
-        let must_broke =
-            new.grade == Grade::Must && old.verdict == Verdict::Pass && failed(new.verdict);
-        if hangs_now || must_broke {
-            Movement::Regressed
-        } else if failed(old.verdict) && new.verdict == Verdict::Pass {
-            Movement::Fixed
-        } else {
-            Movement::Other
+        match (rank(old.standing_word()), rank(new.standing_word())) {
+            (Some(was), Some(now)) if now > was => Movement::Regressed,
+            (Some(was), Some(0)) if was > 0 => Movement::Fixed,
+            _ => Movement::Other,
         }
+    }
+}
+
+/// Where a standing is on the scale a regression climbs: 0 pass; 1 deviates without failing the
+/// run (accepted, warning); 2 fails the run (fail, adapter-error, stale); 3 hang. `None` for
+/// `unsupported` (the case did not run) and a word this version does not know.
+fn rank(standing: &str) -> Option<u8> {
+    match standing {
+        "pass" => Some(0),
+        "accepted" | "warning" => Some(1),
+        "fail" | "adapter-error" | "stale" => Some(2),
+        "hang" => Some(3),
+        _ => None,
     }
 }
 
@@ -444,8 +488,65 @@ mod tests {
         group.iter().map(|c| c.id.as_str()).collect()
     }
 
+    /// `case`, standing as `standing` (a report of this version names it).
+    fn standing_as(mut case: Value, standing: &str) -> Value {
+        case["standing"] = json!(standing);
+        case
+    }
+
     #[test]
-    fn each_case_lands_in_one_group_by_how_its_verdict_moved() {
+    fn a_standing_that_gets_worse_regresses_whatever_the_grade_and_fail_on_picks_the_grades() {
+        let was = |id: &str, grade: &str, standing: &str| {
+            standing_as(case(id, grade, "pass", Some("TOOL_SUCCESS"), 1), standing)
+        };
+        let now = |id: &str, grade: &str, verdict: &str, standing: &str| {
+            standing_as(case(id, grade, verdict, Some("TIMEOUT"), 1), standing)
+        };
+        let old = report(
+            "1",
+            vec![
+                was("a/should-warns-now", "should", "pass"),
+                was("b/info-warns-now", "info", "pass"),
+                was("c/warning-to-accepted", "should", "warning"),
+                was("d/fail-to-warning", "should", "fail"),
+                was("e/declined-now", "must", "pass"),
+            ],
+        );
+        let new = report(
+            "2",
+            vec![
+                now("a/should-warns-now", "should", "fail", "warning"),
+                now("b/info-warns-now", "info", "fail", "warning"),
+                now("c/warning-to-accepted", "should", "fail", "accepted"),
+                now("d/fail-to-warning", "should", "fail", "warning"),
+                now("e/declined-now", "must", "unsupported", "unsupported"),
+            ],
+        );
+        let diff = RunDiff::of(&old, &new);
+        assert_eq!(
+            ids(&diff.regressed),
+            ["a/should-warns-now", "b/info-warns-now"]
+        );
+        assert_eq!(
+            ids(&diff.changed),
+            [
+                "c/warning-to-accepted",
+                "d/fail-to-warning",
+                "e/declined-now"
+            ]
+        );
+        assert!(diff.fails(FailOn::Any) && diff.fails(FailOn::Should));
+        assert!(!diff.fails(FailOn::Must), "no MUST case regressed");
+        assert!(
+            diff.text()
+                .contains("2 regressed (0 must, 1 should, 1 info)"),
+            "{}",
+            diff.text()
+        );
+    }
+
+    #[test]
+    fn each_case_lands_in_one_group_by_how_its_standing_moved() {
         let old = report(
             "1",
             vec![
@@ -471,14 +572,15 @@ mod tests {
             ],
         );
         let diff = RunDiff::of(&old, &new);
-        assert_eq!(ids(&diff.regressed), ["a/must-breaks", "c/hangs-now"]);
+        let regressed = ["a/must-breaks", "b/should-breaks", "c/hangs-now"];
+        assert_eq!(ids(&diff.regressed), regressed);
         assert_eq!(ids(&diff.fixed), ["d/fixed"]);
-        assert_eq!(ids(&diff.changed), ["b/should-breaks", "e/more-posts"]);
+        assert_eq!(ids(&diff.changed), ["e/more-posts"]);
         assert_eq!(diff.new_cases, ["h/new"]);
         assert_eq!(diff.removed_cases, ["g/removed"]);
         assert_eq!(diff.compared, 6);
-        assert!(diff.regressed_any());
-        assert_eq!(diff.changed[1].differences, ["call 0: tool_posts 1 → 3"]);
+        assert!(diff.fails(FailOn::default()));
+        assert_eq!(diff.changed[0].differences, ["call 0: tool_posts 1 → 3"]);
         assert_eq!(
             diff.regressed[0].differences,
             [
@@ -487,7 +589,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            diff.regressed[1].differences,
+            diff.regressed[2].differences,
             [
                 "verdict fail → hang",
                 "call 0: outcome TIMEOUT → nothing (hang)",
@@ -500,11 +602,12 @@ mod tests {
     fn identical_runs_have_no_changes_and_do_not_regress() {
         let one = report("1", vec![case("a/x", "must", "fail", Some("TIMEOUT"), 1)]);
         let diff = RunDiff::of(&one, &one);
-        assert!(!diff.regressed_any());
+        assert!(!diff.fails(FailOn::Any));
         assert!(diff.changed.is_empty() && diff.fixed.is_empty());
         assert_eq!(
             diff.text(),
-            "sdk 1 → sdk 1: 1 cases compared; 0 regressed, 0 fixed, 0 changed, 0 new, 0 removed\n"
+            "sdk 1 → sdk 1: 1 cases compared; 0 regressed (0 must, 0 should, 0 info), 0 fixed, \
+             0 changed, 0 new, 0 removed\n"
         );
     }
 
@@ -544,13 +647,12 @@ mod tests {
 
     #[test]
     fn a_standing_that_moves_alone_is_listed() {
-        let mut accepted = case("a/x", "must", "fail", Some("TIMEOUT"), 1);
-        accepted["standing"] = json!("accepted");
         let failed = case("a/x", "must", "fail", Some("TIMEOUT"), 1);
-        let diff = RunDiff::of(&report("1", vec![accepted]), &report("2", vec![failed]));
+        let accepted = standing_as(failed.clone(), "accepted");
+        let diff = RunDiff::of(&report("1", vec![failed]), &report("2", vec![accepted]));
         assert_eq!(
             diff.changed[0].standing,
-            ("accepted".to_owned(), "fail".to_owned())
+            ("fail".to_owned(), "accepted".to_owned())
         );
         assert!(diff.changed[0].differences.is_empty());
     }
