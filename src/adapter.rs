@@ -1,4 +1,4 @@
-//! Adapters: what drives a client under test (design §6).
+//! Adapters: what drives a client under test (docs/adapters.md).
 //!
 //! An adapter is given one call (endpoint, tool, arguments, protocol version, timeout) and
 //! reports one observation. It is never given the case's id or expectation.

@@ -1,4 +1,4 @@
-//! Case files (design §4): the model, discovery, loading and validation.
+//! Case files (cases/README.md): the model, discovery, loading and validation.
 
 pub mod http;
 mod load;

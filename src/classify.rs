@@ -1,6 +1,6 @@
 //! The reference classifier: turns what came back for one `tools/call` into one outcome.
 //!
-//! It applies the layers of design §2 in order, and the first that fails decides:
+//! It applies the layers of the outcome table (README.md, "Outcomes") in order, and the first that fails decides:
 //!
 //! 1. **HTTP status.** A non-2xx status is [`Outcome::HttpError`], whatever the Content-Type.
 //!    The first [`MAX_ERROR_BODY_BYTES`] of the body are kept: if they parse as JSON with an

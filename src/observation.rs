@@ -1,4 +1,4 @@
-//! What an adapter reports for one call (design §6).
+//! What an adapter reports for one call (docs/adapters.md).
 
 use crate::outcome::Outcome;
 use serde::de::Error as _;

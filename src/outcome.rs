@@ -1,4 +1,4 @@
-//! The outcome vocabulary: the one word a client reports per call (design §2).
+//! The outcome vocabulary: the one word a client reports per call (the outcome table: README.md, "Outcomes").
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

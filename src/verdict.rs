@@ -1,4 +1,4 @@
-//! Verdicts (design §3): comparing what a client reported with what the case expects.
+//! Verdicts (docs/reports.md, "How a case counts"): comparing what a client reported with what the case expects.
 
 use crate::case::Expect;
 use crate::observation::Observation;

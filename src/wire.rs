@@ -1,4 +1,4 @@
-//! The wire server (design §5): one per case, bound to 127.0.0.1 on a random port, on its own
+//! The wire server (docs/wire-server.md): one per case, bound to 127.0.0.1 on a random port, on its own
 //! thread and runtime, writing raw HTTP/1.1 so that it can cut, reset and stall.
 
 mod date;

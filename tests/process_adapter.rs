@@ -1,4 +1,4 @@
-//! The out-of-process adapter contract (design §6), with the test adapters under
+//! The out-of-process adapter contract (docs/adapters.md), with the test adapters under
 //! `tests/adapters/`: every way a program can break it, the process-group kill, the bounded
 //! wait for pipes a grandchild holds open, and persistent mode (announce, reuse, fallback,
 //! hang recovery).

@@ -1,4 +1,4 @@
-//! Every verdict of design §3, reached with small in-process adapters against real wire servers.
+//! Every verdict (docs/reports.md, "How a case counts"), reached with small in-process adapters against real wire servers.
 
 use mcp_error_layers::adapter::{Adapter, CallContext};
 use mcp_error_layers::baseline::Baseline;

@@ -1,4 +1,4 @@
-//! Byte-level tests of the wire server (design §4 reply options, §5 the server).
+//! Byte-level tests of the wire server (cases/README.md for the reply options, docs/wire-server.md for the server).
 //!
 //! Every test talks to a real `WireServer` over a blocking `std::net::TcpStream` on its
 //! 127.0.0.1 address, writes hand-made HTTP/1.1 requests and compares the exact bytes that come

@@ -1,4 +1,4 @@
-//! Adapters that are programs (design §6), in any language.
+//! Adapters that are programs (docs/adapters.md), in any language.
 //!
 //! One process per call: the runner starts `program args... ENDPOINT_URL` without a shell, in a
 //! process group of its own, with stdin closed and the call in environment variables

@@ -1,4 +1,4 @@
-//! The reference adapter: this project's own MCP client (design §6).
+//! The reference adapter: this project's own MCP client (docs/adapters.md).
 //!
 //! It speaks 2026-07-28 (stateless `tools/call` POSTs with the `_meta` protocol fields) and the
 //! 2025 session era (`initialize`, `notifications/initialized`, then `tools/call` with the

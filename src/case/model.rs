@@ -1,4 +1,4 @@
-//! The case-file model (design §4): what a TOML case file deserializes into.
+//! The case-file model (cases/README.md): what a TOML case file deserializes into.
 //!
 //! Unknown keys are rejected everywhere (`deny_unknown_fields`), so a typo is an error that
 //! names the key instead of a silently ignored option.
@@ -54,7 +54,7 @@ fn default_protocol_version() -> String {
     crate::era::DEFAULT_VERSION.to_owned()
 }
 
-/// How much a mismatch matters (design §3).
+/// How much a mismatch matters (docs/reports.md, "How a case counts").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Grade {

@@ -1,4 +1,4 @@
-//! The placeholders of case bodies (design §4): `"$id"`, `"$other_id"`, `"$progress_token"`,
+//! The placeholders of case bodies (cases/README.md): `"$id"`, `"$other_id"`, `"$progress_token"`,
 //! and `"$repeat"`, the number of a repeated SSE event (so progress can increase).
 //!
 //! Each placeholder is a whole JSON string in the case text, so the text stays valid JSON at

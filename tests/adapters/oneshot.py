@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A one-shot test adapter (the process contract of design §6), standard library only.
+"""A one-shot test adapter (the process contract of docs/adapters.md), standard library only.
 
 Usage: oneshot.py ENDPOINT_URL, with the call in MCP_ERROR_LAYERS_* environment variables.
 It POSTs one 2026-07-28 `tools/call` to the endpoint and classifies the answer trivially: enough

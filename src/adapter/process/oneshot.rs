@@ -1,4 +1,4 @@
-//! One process per call (design §6): start the program with the endpoint as its last
+//! One process per call (docs/adapters.md): start the program with the endpoint as its last
 //! argument, read its stdout and stderr until it has exited and they are closed (bounded: a
 //! grandchild may hold them open), kill what is left of its group, and read the report on stdout.
 
