@@ -1,41 +1,55 @@
-//! A sweep's history: one adapter's JSON reports at several versions of its SDK, as a table of
-//! cases × versions whose cells are what the SDK was observed to do, with the version where a
-//! case's behaviour changed marked. Written as markdown and as one HTML page without script.
+//! A sweep's history: one adapter at several versions of its SDK, as a table of cases × versions
+//! whose cells are what the SDK was observed to do, with the version where a case's behaviour
+//! changed marked. Written as markdown and as one HTML page without script.
 //!
-//! The input is a folder (`harness/adapters/sweep.py` writes it; shards of a sweep are copied
-//! into one): `<version>.json`, a report of the adapter at that version, and
-//! `<version>.unavailable.txt`, why that version could not be installed or driven. Versions are
-//! ordered as releases are: numbers compared as numbers, a pre-release before its release.
+//! A history folder keeps what the pages need, one line per case and version, in
+//! `versions.tsv` and `cases.tsv` (`store.rs` and docs/reports.md describe them), beside `history.md` and
+//! `history.html`. Versions come in as a sweep writes them (`harness/adapters/sweep.py`;
+//! shards of a sweep are copied into one folder): `<version>.json`, a report of the adapter at
+//! that version, and `<version>.unavailable.txt`, why that version could not be installed or
+//! driven. Such files in the folder, or given beside it, replace what the folder keeps of their
+//! version. Versions are ordered as releases are: numbers compared as numbers, a pre-release
+//! before its release.
 
-use super::json::{JsonCall, JsonCase, JsonReport};
-use crate::observation::AdapterReport;
+use super::json::JsonReport;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+mod store;
+pub use store::{CASES, Call, Calls, MAX_FILE_BYTES, Record, Reported, Run, VERSIONS};
 
 /// The markdown file a history folder holds.
 pub const MARKDOWN: &str = "history.md";
 /// The HTML page a history folder holds.
 pub const HTML: &str = "history.html";
 
-/// A history folder that cannot be read: which file, and why.
+/// A history that cannot be read: which file (and line), and why.
 #[derive(Debug, thiserror::Error)]
-#[error("history {path}: {why}")]
+#[error("history {}{}: {why}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
 pub struct HistoryError {
     /// The file or folder.
     pub path: PathBuf,
-    /// Why.
+    /// The line of the file, when one line is wrong.
+    pub line: Option<usize>,
+    /// Why, and what to do.
     pub why: String,
 }
 
-/// One version: its report, or why there is none.
-#[derive(Debug, Clone)]
+impl HistoryError {
+    fn new(path: PathBuf, line: Option<usize>, why: String) -> Self {
+        HistoryError { path, line, why }
+    }
+}
+
+/// One version: what the history keeps of its run, or why there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
     /// The SDK version.
     pub version: String,
     /// The run at that version, or why it could not happen.
-    pub run: Result<JsonReport, String>,
+    pub run: Result<Run, String>,
 }
 
 /// What one case did at one version.
@@ -67,7 +81,7 @@ pub struct Change {
 /// Cases × versions.
 #[derive(Debug, Clone)]
 pub struct History {
-    /// The adapter all reports are of.
+    /// The adapter all runs are of.
     pub adapter: String,
     /// The versions, oldest first.
     pub columns: Vec<Column>,
@@ -78,39 +92,39 @@ pub struct History {
 impl History {
     /// Reads the folder `dir` (see the module documentation).
     pub fn read(dir: &Path) -> Result<History, HistoryError> {
-        let error = |path: &Path, why: String| HistoryError {
-            path: path.to_owned(),
-            why,
-        };
+        History::read_adding(dir, &[])
+    }
+
+    /// Reads the folder `dir`, then `added` (`<version>.json` reports and
+    /// `<version>.unavailable.txt` files, as a sweep writes them): a version there replaces
+    /// what `dir` has of it.
+    pub fn read_adding(dir: &Path, added: &[PathBuf]) -> Result<History, HistoryError> {
+        let error = |path: &Path, why: String| HistoryError::new(path.to_owned(), None, why);
+        let mut columns: BTreeMap<String, Column> = BTreeMap::new();
+        for column in store::read(dir)?.unwrap_or_default() {
+            columns.insert(column.version.clone(), column);
+        }
         let entries = std::fs::read_dir(dir).map_err(|e| error(dir, e.to_string()))?;
-        let mut columns = Vec::new();
+        let mut own = Vec::new();
         for entry in entries {
             let path = entry.map_err(|e| error(dir, e.to_string()))?.path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let name = name.unwrap_or_default();
-            if let Some(version) = name.strip_suffix(".unavailable.txt") {
-                let why =
-                    std::fs::read_to_string(&path).map_err(|e| error(&path, e.to_string()))?;
-                columns.push(Column {
-                    version: version.to_owned(),
-                    run: Err(why.trim().to_owned()),
-                });
-            } else if let Some(version) = name.strip_suffix(".json") {
-                let report = JsonReport::read(&path).map_err(|e| error(&path, e.to_string()))?;
-                if report.adapter.version.as_deref() != Some(version) {
-                    let named = report.adapter.label();
-                    return Err(error(
-                        &path,
-                        format!("is a report of {named}, not of {version}"),
-                    ));
-                }
-                columns.push(Column {
-                    version: version.to_owned(),
-                    run: Ok(report),
-                });
+            if version_file(&path).is_some() {
+                own.push(path);
             }
         }
-        History::of(columns).map_err(|why| error(dir, why))
+        own.sort();
+        for files in [&own[..], added] {
+            let mut versions = BTreeSet::new();
+            for path in files {
+                let column = read_version_file(path)?;
+                if !versions.insert(column.version.clone()) {
+                    let why = format!("version {} is there twice", column.version);
+                    return Err(error(path, why));
+                }
+                columns.insert(column.version.clone(), column);
+            }
+        }
+        History::of(columns.into_values().collect()).map_err(|why| error(dir, why))
     }
 
     /// The history of `columns` (in any order): they must all be of one adapter, each version once.
@@ -122,13 +136,18 @@ impl History {
         let names: BTreeSet<&str> = columns
             .iter()
             .filter_map(|c| c.run.as_ref().ok())
-            .map(|r| r.adapter.name.as_str())
+            .map(|r| r.adapter.as_str())
             .collect();
         let adapter = match names.len() {
-            0 if columns.is_empty() => return Err("no version: no <version>.json report".into()),
+            0 if columns.is_empty() => {
+                return Err(format!(
+                    "no version: no {VERSIONS} and no <version>.json report or \
+                     <version>.unavailable.txt"
+                ));
+            }
             0 => "(no version ran)".to_owned(),
             1 => names.into_iter().next().unwrap_or_default().to_owned(),
-            _ => return Err(format!("reports of several adapters: {names:?}")),
+            _ => return Err(format!("runs of several adapters: {names:?}")),
         };
         let rows = rows(&columns);
         Ok(History {
@@ -136,6 +155,12 @@ impl History {
             columns,
             rows,
         })
+    }
+
+    /// The files that keep this history: `versions.tsv` and `cases.tsv`, each with its text.
+    pub fn tables(&self) -> [(&'static str, String); 2] {
+        let (versions, cases) = store::texts(&self.columns);
+        [(VERSIONS, versions), (CASES, cases)]
     }
 
     /// Every change, by version then case.
@@ -197,12 +222,14 @@ impl History {
         out.push_str("| version | cases | passed | failed | ran |\n|---|---|---|---|---|\n");
         for column in &self.columns {
             match &column.run {
-                Ok(report) => {
-                    let s = &report.summary;
+                Ok(run) => {
                     let _ = writeln!(
                         out,
                         "| {} | {} | {} | {} | yes |",
-                        column.version, s.cases, s.passed, s.failed
+                        column.version,
+                        run.cases.len(),
+                        run.passed(),
+                        run.failed()
                     );
                 }
                 Err(why) => {
@@ -291,8 +318,8 @@ impl History {
                     page,
                     "<th>{}<small>{} passed, {} failed</small></th>",
                     esc(&column.version),
-                    r.summary.passed,
-                    r.summary.failed
+                    r.passed(),
+                    r.failed()
                 ),
                 Err(why) => write!(
                     page,
@@ -382,14 +409,14 @@ fn table_text(text: &str) -> String {
 fn rows(columns: &[Column]) -> BTreeMap<String, Vec<Option<Cell>>> {
     let mut rows: BTreeMap<String, Vec<Option<Cell>>> = BTreeMap::new();
     for (index, column) in columns.iter().enumerate() {
-        let Ok(report) = &column.run else { continue };
-        for case in &report.cases {
+        let Ok(run) = &column.run else { continue };
+        for record in &run.cases {
             let cells = rows
-                .entry(case.id.clone())
+                .entry(record.case.clone())
                 .or_insert_with(|| vec![None; columns.len()]);
             cells[index] = Some(Cell {
-                verdict: case.verdict,
-                behaviour: behaviour(case),
+                verdict: record.verdict,
+                behaviour: record.behaviour(),
                 changed: false,
             });
         }
@@ -404,29 +431,41 @@ fn rows(columns: &[Column]) -> BTreeMap<String, Vec<Option<Cell>>> {
     rows
 }
 
-/// What the SDK did in `case`: its calls' behaviours joined with ` · `.
-pub fn behaviour(case: &JsonCase) -> String {
-    if case.error.is_some() {
-        return "case did not run".to_owned();
+/// The version a sweep's file is of: `1.2.0` for `1.2.0.json` and `1.2.0.unavailable.txt`.
+fn version_file(path: &Path) -> Option<(String, bool)> {
+    let name = path.file_name()?.to_str()?;
+    if let Some(version) = name.strip_suffix(".unavailable.txt") {
+        return Some((version.to_owned(), false));
     }
-    let calls: Vec<String> = case.calls.iter().map(call_behaviour).collect();
-    calls.join(" · ")
+    name.strip_suffix(".json").map(|v| (v.to_owned(), true))
 }
 
-fn call_behaviour(call: &JsonCall) -> String {
-    let posts = match call.tool_posts {
-        1 => String::new(),
-        n => format!(" ×{n} POSTs"),
+/// The column of one sweep file: a report must be of the version its name says.
+fn read_version_file(path: &Path) -> Result<Column, HistoryError> {
+    let error = |why: String| HistoryError::new(path.to_owned(), None, why);
+    let Some((version, report)) = version_file(path).filter(|(v, _)| !v.is_empty()) else {
+        return Err(error(
+            "is neither a <version>.json report nor a <version>.unavailable.txt".into(),
+        ));
     };
-    match &call.observed {
-        Some(AdapterReport::Observed(o)) => {
-            let status = o.status.map(|s| format!(" {s}")).unwrap_or_default();
-            let code = o.code.map(|c| format!(" {c}")).unwrap_or_default();
-            format!("{}{status}{code}{posts}", o.outcome)
-        }
-        Some(AdapterReport::Unsupported { .. }) => "unsupported".to_owned(),
-        None => format!("{}{posts}", call.verdict),
+    if !report {
+        let why = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+        let why = why.trim().to_owned();
+        return Ok(Column {
+            version,
+            run: Err(why),
+        });
     }
+    let report = JsonReport::read(path).map_err(|e| error(e.to_string()))?;
+    if report.adapter.version.as_deref() != Some(version.as_str()) {
+        let named = report.adapter.label();
+        return Err(error(format!("is a report of {named}, not of {version}")));
+    }
+    let run = Run::of(&report).map_err(error)?;
+    Ok(Column {
+        version,
+        run: Ok(run),
+    })
 }
 
 /// Release order: the leading dotted numbers compared as numbers, then a pre-release
@@ -452,14 +491,17 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    /// A report of `sdk` at `version` whose cases each made one call with this outcome.
-    fn report(version: &str, cases: &[(&str, &str, &str, u32)]) -> JsonReport {
+    /// A report of `sdk` at `version` whose cases each made one call with this outcome (and
+    /// status 503), standing `pass` when their verdict is `pass` and `fail` otherwise.
+    pub(super) fn report(version: &str, cases: &[(&str, &str, &str, u32)]) -> JsonReport {
         let cases: Vec<Value> = cases
             .iter()
             .map(|(id, verdict, outcome, posts)| {
+                let standing = if *verdict == "pass" { "pass" } else { "fail" };
                 json!({
                     "id": id, "summary": "s", "grade": "must", "verdict": verdict,
-                    "status": "fail", "fails_run": true, "error": null, "duration_ms": 1,
+                    "status": standing, "standing": standing, "fails_run": standing == "fail",
+                    "error": null, "duration_ms": 1,
                     "server": {"exchanges": []}, "transcript": "",
                     "calls": [{
                         "expected": {"outcome": "TOOL_SUCCESS"}, "verdict": verdict,
@@ -470,22 +512,23 @@ mod tests {
                 })
             })
             .collect();
+        let passed = cases.iter().filter(|c| c["standing"] == "pass").count();
         let value = json!({
             "schema": super::super::json::SCHEMA, "generator": "test",
             "adapter": {"name": "sdk", "version": version}, "protocol_version": null,
             "strict": false,
-            "summary": {"cases": cases.len(), "passed": 0, "failed": cases.len(), "warnings": 0,
-                        "skipped": 0, "verdicts": {"pass": 0, "unsupported": 0, "fail": 0,
-                        "hang": 0, "adapter-error": 0}},
+            "summary": {"cases": cases.len(), "passed": passed, "failed": cases.len() - passed,
+                        "warnings": 0, "skipped": 0, "verdicts": {"pass": 0, "unsupported": 0,
+                        "fail": 0, "hang": 0, "adapter-error": 0}},
             "cases": cases,
         });
         serde_json::from_value(value).unwrap()
     }
 
-    fn column(version: &str, cases: &[(&str, &str, &str, u32)]) -> Column {
+    pub(super) fn column(version: &str, cases: &[(&str, &str, &str, u32)]) -> Column {
         Column {
             version: version.into(),
-            run: Ok(report(version, cases)),
+            run: Ok(Run::of(&report(version, cases)).unwrap()),
         }
     }
 
@@ -602,11 +645,11 @@ mod tests {
     #[test]
     fn reports_of_two_adapters_or_a_version_twice_are_refused() {
         let mut other = column("1.0.1", &[]);
-        if let Ok(report) = &mut other.run {
-            report.adapter.name = "other".into();
+        if let Ok(run) = &mut other.run {
+            run.adapter = "other".into();
         }
         let two = History::of(vec![column("1.0.0", &[]), other]).unwrap_err();
-        assert!(two.contains("several adapters"), "{two}");
+        assert!(two.contains("runs of several adapters"), "{two}");
         let twice = History::of(vec![column("1.0.0", &[]), column("1.0.0", &[])]).unwrap_err();
         assert!(twice.contains("version 1.0.0 is there twice"), "{twice}");
     }

@@ -30,8 +30,9 @@ enum ReportCommand {
     /// Join the JSON reports of `run --shard 1/N` .. `--shard N/N` into the report of the
     /// whole run (refused unless they are all the shards of one run).
     Merge(merge::MergeArgs),
-    /// Build a sweep's history, cases × versions, from a folder of per-version reports
-    /// (`harness/adapters/sweep.py` writes it).
+    /// Build a sweep's history, cases × versions, from what a history folder keeps
+    /// (`versions.tsv`, `cases.tsv`) and per-version reports (`harness/adapters/sweep.py`
+    /// writes them), and keep it there.
     History(history::HistoryArgs),
 }
 
