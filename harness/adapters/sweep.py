@@ -4,14 +4,18 @@ run the adapter's row against it, keep one JSON report per version, then build t
 
     python3 harness/adapters/sweep.py ADAPTER VERSION ...       # these versions
     python3 harness/adapters/sweep.py ADAPTER --latest N        # the registry's last N releases
-      [--out DIR]       where the reports and the history go (default target/sweep/<id>/reports)
+      [--out DIR]       where the reports go (default target/sweep/<id>/reports), and the
+                        history of the reports there unless --history names one
+      [--history DIR]   fold the versions swept into the history kept in DIR (versions.tsv,
+                        cases.tsv: a recorded line under harness/history/), replacing the ones
+                        it has, and rebuild its pages; the reports stay in --out
       [--shard K/N]     only the versions of shard K of N (split by a hash of the version, as
                         `run --shard` splits cases); the N folders, copied into one, make the
                         whole history (docs/ci-sharding.md)
       [--no-history]    leave the history to `mcp-error-layers report history DIR`
       [--slim]          drop what the history does not read from each report (the server's
                         exchanges, the transcripts, the adapter's stderr: about 1 MB a version),
-                        as the recorded histories under harness/history/ do
+                        for reports that travel (a sharded sweep's artifacts)
 
 How an adapter is installed at a version is its `adapter.toml`: `install` (npm, pip or cargo) and
 the `[sweep]` table (harness/adapters/README.md, "Sweeping versions"); nothing here knows an SDK.
@@ -31,6 +35,8 @@ Each version's row is `cargo test --test <test>` with MCP_ERROR_LAYERS_SWEEP_COM
 program) and MCP_ERROR_LAYERS_SWEEP_VERSION set (harness/sdk_setup.rs), writing DIR/<version>.json.
 A version that cannot be installed, or that the adapter cannot drive (every case an adapter error),
 gets DIR/<version>.unavailable.txt saying why instead: a column of the history, not a failure.
+`mcp-error-layers report history` then keeps, in the history's folder, one line per case and
+version (docs/reports.md, "Shards and histories").
 Prints, per version, the seconds spent installing and running.
 """
 
@@ -199,6 +205,20 @@ def slim(report: pathlib.Path) -> None:
     report.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def swept_file(out: pathlib.Path, version: str, ran: bool) -> pathlib.Path:
+    """The file a version's sweep left in `out`: its report, or why there is none."""
+    return out / (f"{version}.json" if ran else f"{version}.unavailable.txt")
+
+
+def history_command(out: pathlib.Path, swept: list[pathlib.Path], history: pathlib.Path | None) -> list[str]:
+    """`report history`: of the folder `out`, or, given `history`, of that folder with the files
+    swept now (each replacing its version there)."""
+    command = ["cargo", "run", "--locked", "-q", "-p", "mcp-error-layers-cli", "--", "report", "history"]
+    if history is None:
+        return command + [str(out)]
+    return command + [str(history)] + [str(path) for path in swept]
+
+
 def run_row(adapter: dict, version: str, command: list[str], report: pathlib.Path) -> str | None:
     """The adapter's row against `command`, its JSON report at `report`; None, or why there is no
     usable report."""
@@ -245,7 +265,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("adapter", help="an adapter id (`adapters.py list` names them)")
     parser.add_argument("versions", nargs="*", help="exact versions of its SDK package")
     parser.add_argument("--latest", type=int, metavar="N", help="the registry's last N releases")
-    parser.add_argument("--out", type=pathlib.Path, help="reports and history (default target/sweep/<id>/reports)")
+    parser.add_argument("--out", type=pathlib.Path, help="the reports (default target/sweep/<id>/reports)")
+    parser.add_argument("--history", type=pathlib.Path, metavar="DIR",
+                        help="fold the versions swept into the history kept in DIR (harness/history/<line>)")
     parser.add_argument("--shard", type=shard, metavar="K/N", help="only shard K of N of the versions")
     parser.add_argument("--no-history", action="store_true", help="write the reports only")
     parser.add_argument("--slim", action="store_true", help="drop exchanges, transcripts and logs")
@@ -255,16 +277,22 @@ def main(argv: list[str]) -> int:
     adapter = adapters.load(adapters.HERE / args.adapter)
     if bool(args.versions) == bool(args.latest):
         parser.error("give the versions, or --latest N (not both)")
+    if args.history and args.no_history:
+        parser.error("--history DIR builds a history, --no-history none: give one")
+    if args.history and (args.history / "versions.tsv").exists() != (args.history / "cases.tsv").exists():
+        parser.error(f"{args.history} keeps one of versions.tsv and cases.tsv, not both: restore the other")
     versions = sorted(set(args.versions or latest(adapter, args.latest)), key=version_key)
     if args.shard:
         versions = [v for v in versions if in_shard(v, *args.shard)]
     out = (args.out or adapters.target() / "sweep" / adapter["id"] / "reports").resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.history:
+        args.history.mkdir(parents=True, exist_ok=True)
     # Build the row once, so that each version's time is its own.
     subprocess.run(["cargo", "test", "--locked", "--no-run", "-q", "--test", "sdk"],
                    cwd=adapters.ROOT, check=True)
     print(f"{adapter['id']}: {len(versions)} versions of {sweep_settings(adapter)['package']} -> {out}")
-    started, totals = time.monotonic(), [0.0, 0.0]
+    started, totals, swept = time.monotonic(), [0.0, 0.0], []
     for version in versions:
         home = adapters.target() / "sweep" / adapter["id"] / version
         clock = time.monotonic()
@@ -278,11 +306,13 @@ def main(argv: list[str]) -> int:
         ran = time.monotonic() - clock
         totals[0] += installed
         totals[1] += ran
-        (out / f"{version}.unavailable.txt").unlink(missing_ok=True)
+        # One file per version: drop the other kind, which an earlier sweep may have left.
+        swept_file(out, version, ran=why is not None).unlink(missing_ok=True)
         if why is not None:
             # Paths relative to the repository: the file is the same on every machine.
             why = why.replace(f"{adapters.ROOT}/", "")
-            (out / f"{version}.unavailable.txt").write_text(why + "\n")
+            swept_file(out, version, ran=False).write_text(why + "\n")
+        swept.append(swept_file(out, version, ran=why is None))
         state = "ok" if why is None else f"unavailable: {why[:160]}"
         print(f"  {version:<14} install {installed:6.1f} s  run {ran:6.1f} s  {state}", flush=True)
     wall = time.monotonic() - started
@@ -290,8 +320,8 @@ def main(argv: list[str]) -> int:
           f"wall {wall:.1f} s")
     if args.no_history:
         return 0
-    return subprocess.run(["cargo", "run", "--locked", "-q", "-p", "mcp-error-layers-cli", "--",
-                           "report", "history", str(out)], cwd=adapters.ROOT).returncode
+    history = args.history.resolve() if args.history else None
+    return subprocess.run(history_command(out, swept, history), cwd=adapters.ROOT).returncode
 
 
 if __name__ == "__main__":

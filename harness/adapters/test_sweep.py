@@ -99,5 +99,32 @@ class Slim(unittest.TestCase):
         self.assertEqual(case["calls"][0]["tool_posts"], 2)
 
 
+class History(unittest.TestCase):
+    def test_a_version_leaves_its_report_or_why_there_is_none(self):
+        out = pathlib.Path("out")
+        self.assertEqual(sweep.swept_file(out, "1.0.0", ran=True), out / "1.0.0.json")
+        self.assertEqual(sweep.swept_file(out, "1.0.0", ran=False), out / "1.0.0.unavailable.txt")
+
+    def test_the_history_is_of_the_reports_folder_or_the_versions_swept_folded_into_a_kept_one(self):
+        out, line = pathlib.Path("/t/reports"), pathlib.Path("/repo/harness/history/x")
+        swept = [out / "1.0.0.json", out / "1.1.0.unavailable.txt"]
+        command = sweep.history_command(out, swept, None)
+        self.assertEqual(command[:4], ["cargo", "run", "--locked", "-q"])
+        self.assertEqual(command[-3:], ["report", "history", "/t/reports"])
+        self.assertEqual(sweep.history_command(out, swept, line)[-5:],
+                         ["report", "history", str(line), "/t/reports/1.0.0.json", "/t/reports/1.1.0.unavailable.txt"])
+
+    def test_history_and_no_history_together_or_half_a_kept_history_are_refused(self):
+        with tempfile.TemporaryDirectory() as dir, mock.patch("sys.stderr"):
+            with self.assertRaises(SystemExit) as exit:
+                sweep.main(["typescript-sdk", "1.0.0", "--history", dir, "--no-history"])
+            self.assertEqual(exit.exception.code, 2)
+            (pathlib.Path(dir) / "cases.tsv").write_text("")
+            with mock.patch.object(sweep.subprocess, "run") as run, self.assertRaises(SystemExit) as exit:
+                sweep.main(["typescript-sdk", "1.0.0", "--history", dir])
+            self.assertEqual(exit.exception.code, 2)
+            run.assert_not_called()
+
+
 if __name__ == "__main__":
     unittest.main()
