@@ -1,10 +1,11 @@
-//! The recorded histories under `harness/history/<line>/` (issue 13): each parses, its
-//! `history.md` and `history.html` are what `mcp-error-layers report history` makes of its
-//! reports, and its newest version is the adapter's pin, observed as the adapter's snapshots
-//! under `snapshots/<adapter>/` say (for every case both have: a case added since the sweep is
-//! not in the history). No network: it reads committed files only.
+//! The recorded histories under `harness/history/<line>/` (issue 13): each keeps only what its
+//! pages need (`versions.tsv`, `cases.tsv`: issue 25), which parses and is as `mcp-error-layers
+//! report history` writes it; its `history.md` and `history.html` are what that command makes of
+//! it; and its newest version is the adapter's pin, observed as the adapter's snapshots under
+//! `snapshots/<adapter>/` say (for every case both have: a case added since the sweep is not in
+//! the history). No network: it reads committed files only.
 
-use mcp_error_layers::report::history::{Cell, HTML, History, MARKDOWN};
+use mcp_error_layers::report::history::{CASES, Cell, HTML, History, MARKDOWN, VERSIONS};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -102,14 +103,57 @@ fn there_is_a_recorded_history() {
     assert!(!lines().is_empty(), "no folder under harness/history/");
 }
 
+/// `regenerate: cargo run ... report history harness/history/<line>`.
+fn regenerate(line: &Path) -> String {
+    format!(
+        "regenerate: cargo run -p mcp-error-layers-cli -- report history {}",
+        line.strip_prefix(root()).unwrap().display()
+    )
+}
+
 #[test]
-fn each_history_page_is_generated_from_its_reports() {
+fn each_history_keeps_its_two_tables_and_its_pages_and_nothing_else() {
     for line in lines() {
-        let history = History::read(&line).unwrap_or_else(|e| panic!("{e}"));
-        let regenerate = format!(
-            "regenerate: cargo run -p mcp-error-layers-cli -- report history {}",
+        let mut names: Vec<String> = std::fs::read_dir(&line)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [CASES, HTML, MARKDOWN, VERSIONS],
+            "{}: a recorded history keeps {VERSIONS}, {CASES} and its pages only; add a \
+             sweep's versions with `sweep.py ADAPTER VERSION... --history {}` (or `report \
+             history {} REPORT...`), never its reports",
+            line.display(),
+            line.strip_prefix(root()).unwrap().display(),
             line.strip_prefix(root()).unwrap().display()
         );
+    }
+}
+
+#[test]
+fn each_history_is_kept_as_report_history_writes_it() {
+    for line in lines() {
+        let history = History::read(&line).unwrap_or_else(|e| panic!("{e}"));
+        for (file, text) in history.tables() {
+            let committed = std::fs::read_to_string(line.join(file)).unwrap();
+            assert!(
+                committed == text,
+                "{}/{file} is not as `report history` writes it (sorted, escaped, one header); \
+                 {}",
+                line.display(),
+                regenerate(&line)
+            );
+        }
+    }
+}
+
+#[test]
+fn each_history_page_is_generated_from_its_kept_tables() {
+    for line in lines() {
+        let history = History::read(&line).unwrap_or_else(|e| panic!("{e}"));
+        let regenerate = regenerate(&line);
         for (file, text) in [(MARKDOWN, history.markdown()), (HTML, history.html())] {
             let committed = std::fs::read_to_string(line.join(file)).unwrap_or_default();
             assert!(

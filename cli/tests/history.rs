@@ -119,6 +119,44 @@ fn a_sweep_becomes_the_kept_files_and_the_pages_which_the_kept_files_alone_make_
     assert_eq!(written(&lean), files);
 }
 
+/// The recorded python-sdk history (`harness/history/python-sdk`): 1.30.0 and 2.0.0 differ in
+/// many cases.
+#[test]
+fn a_recorded_history_grows_by_a_version_given_beside_it() {
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("../harness/history/python-sdk");
+    let dir = temp_dir("history-recorded");
+    for name in ["versions.tsv", "cases.tsv"] {
+        std::fs::copy(recorded.join(name), dir.join(name)).unwrap();
+    }
+    let elsewhere = temp_dir("history-recorded-sweep");
+    let gone = elsewhere.join("1.9.0.unavailable.txt");
+    std::fs::write(&gone, "pip install failed: no wheel\n").unwrap();
+    let stdout = history(&dir, &[&gone]);
+    assert!(
+        stdout.starts_with("history of python-sdk: 9 versions (1 unavailable), 54 changes: "),
+        "{stdout}"
+    );
+    let markdown = std::fs::read_to_string(dir.join("history.md")).unwrap();
+    assert!(
+        markdown.starts_with("# python-sdk: 1.9.0 … 2.3.0 (9 versions)\n"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| 1.9.0 | | | | unavailable: pip install failed: no wheel |"));
+    assert!(markdown.contains(
+        "| 2.0.0 (from 1.30.0) | `jsonrpc/malformed-json` | TIMEOUT | JSONRPC_ERROR -32700 |"
+    ));
+    let page = std::fs::read_to_string(dir.join("history.html")).unwrap();
+    assert!(
+        page.contains("<td class=\"v-fail changed\">◆ JSONRPC_ERROR -32700</td>"),
+        "{page}"
+    );
+    let versions = std::fs::read_to_string(dir.join("versions.tsv")).unwrap();
+    assert!(
+        versions.contains("\n1.9.0\t-\t-\tpip install failed: no wheel\n1.29.1\t"),
+        "{versions}"
+    );
+}
+
 #[test]
 fn a_file_given_beside_the_folder_replaces_its_version() {
     let lean = temp_dir("history-add");
