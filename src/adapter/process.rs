@@ -24,6 +24,8 @@ mod group;
 mod oneshot;
 mod output;
 mod persistent;
+mod pipes;
+mod request;
 
 use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, StartUp};
 use crate::observation::AdapterReport;

@@ -17,6 +17,7 @@
 //! - `server_requests`: answers what a 2025 server asks on a response stream.
 
 mod body;
+mod deadline;
 mod exchange;
 mod lifecycle;
 mod mrtr;
@@ -35,7 +36,8 @@ use crate::classify::Classification;
 use crate::era::{Era, MODERN_VERSION};
 use crate::observation::AdapterReport;
 use crate::outcome::Outcome;
-use exchange::{Deadline, Reply};
+use deadline::Deadline;
+use exchange::Reply;
 use reqwest::Client;
 use serde_json::{Map, Value, json};
 use session::Session;

@@ -6,6 +6,7 @@
 //! readers ignore keys they do not know; anything else moves to `v2`.
 
 use super::settings::millis;
+use super::shard::ShardInfo;
 use super::{Counts, Reporter, RunReport, RunSettings, adapter_log};
 // The types the schema names, re-exported so that a reader of reports finds them here.
 pub use crate::case::{Expect, Grade};
@@ -41,6 +42,25 @@ impl Reporter for Json {
     }
 }
 
+/// The JSON writer of one shard's report (`run --shard K/N`): the JSON report with its `shard`
+/// key, which `report merge` reads.
+#[derive(Debug, Clone)]
+#[doc(hidden)]
+pub struct ShardJson(pub ShardInfo);
+
+impl Reporter for ShardJson {
+    fn format(&self) -> &'static str {
+        "JSON"
+    }
+
+    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+        let mut json = JsonReport::from_run(report);
+        json.shard = Some(self.0.clone());
+        serde_json::to_writer_pretty(&mut *out, &json)?;
+        writeln!(out)
+    }
+}
+
 /// One run, as the JSON report holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonReport {
@@ -69,7 +89,7 @@ pub struct JsonReport {
     /// Which shard of a split run this report holds (`run --shard K/N`); absent in a whole
     /// run's report, and in the report `report merge` joins from the shards (added in v1 later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<super::shard::ShardInfo>,
+    pub shard: Option<ShardInfo>,
 }
 
 /// The settings of the run, and the flags that spell them.

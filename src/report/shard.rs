@@ -89,27 +89,6 @@ impl ShardInfo {
     }
 }
 
-/// The JSON writer of one shard's report: the JSON report with its `shard` key.
-#[derive(Debug, Clone)]
-pub struct ShardJson(pub ShardInfo);
-
-impl super::Reporter for ShardJson {
-    fn format(&self) -> &'static str {
-        "JSON"
-    }
-
-    fn write(
-        &self,
-        report: &super::RunReport,
-        out: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
-        let mut json = super::json::JsonReport::from_run(report);
-        json.shard = Some(self.0.clone());
-        serde_json::to_writer_pretty(&mut *out, &json)?;
-        writeln!(out)
-    }
-}
-
 /// 16 hex digits naming a set of case ids, whatever their order: equal digests mean (but for
 /// a 64-bit collision) the same selection.
 pub fn selection_digest<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {

@@ -10,8 +10,9 @@ use mcp_error_layers::adapter::{Driver, DriverInfo};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::json::ShardJson;
 use mcp_error_layers::report::settings::millis;
-use mcp_error_layers::report::shard::{Shard, ShardInfo, ShardJson};
+use mcp_error_layers::report::shard::{Shard, ShardInfo};
 use mcp_error_layers::report::tap::TapVersion;
 use mcp_error_layers::report::{
     AdapterInfo, Format, ReportPaths, Reporter, RunReport, RunSettings, write_file,

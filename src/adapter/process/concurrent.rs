@@ -18,7 +18,8 @@
 use super::group::{ExitWatch, ProcessGroup};
 use super::oneshot::OUTPUT_GRACE;
 use super::output::{CHUNK, STDOUT_CAP, is_blank, read_available, report_of, shown, take_line};
-use super::persistent::{Attached, Pipes, request_line};
+use super::pipes::{Attached, Pipes};
+use super::request::request_line;
 use crate::adapter::{AdapterLog, CallContext, LOG_CAP, NewProcess};
 use crate::observation::AdapterReport;
 use serde_json::Value;

@@ -12,17 +12,15 @@ use super::concurrent::{Lease, Shared};
 use super::group::ProcessGroup;
 use super::oneshot::OUTPUT_GRACE;
 use super::output::{CHUNK, STDOUT_CAP, is_blank, parse_report, read_available, shown, take_line};
+use super::pipes::{Attached, Pipes};
+use super::request::request_line;
 use crate::adapter::{AdapterLog, CallContext, LOG_CAP, NewProcess};
 use crate::observation::AdapterReport;
 use serde_json::{Value, json};
-use std::io;
-use std::os::fd::OwnedFd;
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::pipe;
 
 /// The version of the persistent protocol this runner speaks (`{"persistent": 1}`).
 pub(super) const PROTOCOL: u64 = 1;
@@ -79,49 +77,6 @@ pub(super) struct StartFailure {
 pub(super) struct Served {
     pub(super) result: Result<AdapterReport, String>,
     pub(super) worker: Option<Worker>,
-}
-
-/// A process's pipes as plain non-blocking descriptors.
-pub(super) struct Pipes {
-    stdin: OwnedFd,
-    stdout: OwnedFd,
-    stderr: OwnedFd,
-}
-
-/// The pipes, registered with the current runtime.
-pub(super) struct Attached {
-    pub(super) stdin: pipe::Sender,
-    pub(super) stdout: pipe::Receiver,
-    pub(super) stderr: pipe::Receiver,
-}
-
-impl Pipes {
-    fn of(child: &mut Child) -> Option<Pipes> {
-        Some(Pipes {
-            stdin: child.stdin.take()?.into(),
-            stdout: child.stdout.take()?.into(),
-            stderr: child.stderr.take()?.into(),
-        })
-    }
-
-    /// Registers the pipes with the current runtime.
-    pub(super) fn attach(self) -> io::Result<Attached> {
-        Ok(Attached {
-            stdin: pipe::Sender::from_owned_fd(self.stdin)?,
-            stdout: pipe::Receiver::from_owned_fd(self.stdout)?,
-            stderr: pipe::Receiver::from_owned_fd(self.stderr)?,
-        })
-    }
-}
-
-impl Attached {
-    fn detach(self) -> io::Result<Pipes> {
-        Ok(Pipes {
-            stdin: self.stdin.into_nonblocking_fd()?,
-            stdout: self.stdout.into_nonblocking_fd()?,
-            stderr: self.stderr.into_nonblocking_fd()?,
-        })
-    }
 }
 
 /// A process that announced, as the kind it announced, with what it said about itself.
@@ -407,25 +362,6 @@ async fn exchange(
     }
 }
 
-/// One request: the call, as a JSON line; with `"id"` for a process that serves calls at once.
-pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
-    let mut request = json!({
-        "endpoint": call.endpoint,
-        "tool": call.tool,
-        "arguments": call.arguments,
-        "protocol_version": call.protocol_version,
-        "timeout_ms": u64::try_from(call.timeout.as_millis()).unwrap_or(u64::MAX),
-        "annotations": call.annotations,
-        "list_tools": call.list_tools,
-    });
-    if let (Some(id), Some(object)) = (id, request.as_object_mut()) {
-        object.insert("id".into(), id.into());
-    }
-    let mut line = request.to_string().into_bytes();
-    line.push(b'\n');
-    line
-}
-
 /// Why no line came.
 enum LineEnd {
     /// Stdout closed first.
@@ -576,22 +512,4 @@ impl Pool {
 fn lock<T>(list: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A worker list is still valid after a panic elsewhere.
     list.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_request_line_carries_every_field_of_the_call_and_ends_the_line() {
-        let call =
-            CallContext::new("http://127.0.0.1:1/mcp", "t", json!({"a": 1})).with_list_tools(true);
-        let line = request_line(&call, Some(7));
-        assert_eq!(line.last(), Some(&b'\n'));
-        let sent: serde_json::Value = serde_json::from_slice(&line).unwrap();
-        let want = json!({"endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "arguments": {"a": 1},
-                          "protocol_version": "2026-07-28", "timeout_ms": 5000,
-                          "annotations": {}, "list_tools": true, "id": 7});
-        assert_eq!(sent, want);
-    }
 }

@@ -6,7 +6,7 @@
 //! unknown methods: not offered). In 2026-07-28 a client MUST NOT send responses, so nothing
 //! here runs there.
 
-use super::exchange::Deadline;
+use super::deadline::Deadline;
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 use tokio::time::timeout_at;

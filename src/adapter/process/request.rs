@@ -1,0 +1,41 @@
+//! The request line of the persistent protocol: one call, as the program reads it on stdin.
+
+use crate::adapter::CallContext;
+use serde_json::json;
+
+/// One request: the call, as a JSON line; with `"id"` for a process that serves calls at once.
+pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
+    let mut request = json!({
+        "endpoint": call.endpoint,
+        "tool": call.tool,
+        "arguments": call.arguments,
+        "protocol_version": call.protocol_version,
+        "timeout_ms": u64::try_from(call.timeout.as_millis()).unwrap_or(u64::MAX),
+        "annotations": call.annotations,
+        "list_tools": call.list_tools,
+    });
+    if let (Some(id), Some(object)) = (id, request.as_object_mut()) {
+        object.insert("id".into(), id.into());
+    }
+    let mut line = request.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_line_carries_every_field_of_the_call_and_ends_the_line() {
+        let call =
+            CallContext::new("http://127.0.0.1:1/mcp", "t", json!({"a": 1})).with_list_tools(true);
+        let line = request_line(&call, Some(7));
+        assert_eq!(line.last(), Some(&b'\n'));
+        let sent: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        let want = json!({"endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "arguments": {"a": 1},
+                          "protocol_version": "2026-07-28", "timeout_ms": 5000,
+                          "annotations": {}, "list_tools": true, "id": 7});
+        assert_eq!(sent, want);
+    }
+}
