@@ -24,13 +24,14 @@ use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::builtin;
 use mcp_error_layers::explain::{expected, observed};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::JsonReport;
 use mcp_error_layers::report::junit::classname;
 use mcp_error_layers::report::{
     AdapterInfo, ReportPaths, RunReport, RunSettings, adapter_log, html, mismatch_line, write_all,
 };
 use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::standing::{Counts, Standing};
+use mcp_error_layers::standing::Standing;
 use mcp_error_layers::suite::{default_jobs, run_all};
 use mcp_error_layers::transcript;
 use serde_json::Value;

@@ -11,9 +11,6 @@ use crate::wire::Exchange;
 use serde::Serialize;
 use std::time::Duration;
 
-#[cfg(doc)]
-use crate::standing::Rules;
-
 /// The result of one case: its calls, or why it could not run.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaseRecord {
@@ -34,7 +31,8 @@ pub struct CaseRecord {
     /// Wall time of the whole case.
     #[serde(serialize_with = "millis")]
     pub duration: Duration,
-    /// Where the case leaves the run, decided once from the above by [`Rules::standing`].
+    /// Where the case leaves the run, decided once from the above by
+    /// [`Rules::standing`](crate::rules::Rules::standing).
     pub standing: Standing,
 }
 

@@ -14,8 +14,9 @@
 use crate::explain::Mismatch;
 use crate::record::{CallRecord, CaseRecord};
 #[doc(hidden)]
-pub use crate::standing::{Counts, Status};
+pub use crate::standing::Status;
 use crate::verdict::Verdict;
+pub use counts::Counts;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
 pub use settings::RunSettings;
 
+mod counts;
 #[doc(hidden)]
 pub mod diff;
 mod format;
@@ -84,7 +86,7 @@ impl RunReport {
 
     /// This run with every standing decided again under `rules` (and `strict` to match), as a
     /// run under those rules would have had them.
-    pub fn under(&self, rules: &crate::standing::Rules) -> RunReport {
+    pub fn under(&self, rules: &crate::rules::Rules) -> RunReport {
         let mut report = self.clone();
         report.strict = rules.strict;
         report.cases.iter_mut().for_each(|case| rules.apply(case));

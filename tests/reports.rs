@@ -4,11 +4,13 @@
 #[path = "reports/fixture.rs"]
 mod fixture;
 
+use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::{JsonReport, ReportReadError, SCHEMA};
 use mcp_error_layers::report::{
     Format, ReportPaths, Reporter, RunReport, html, json::Json, junit::Junit, tap::Tap, write_all,
 };
-use mcp_error_layers::standing::{Counts, Rules, Standing, Status};
+use mcp_error_layers::rules::Rules;
+use mcp_error_layers::standing::{Standing, Status};
 use mcp_error_layers::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::path::Path;

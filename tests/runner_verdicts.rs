@@ -7,8 +7,9 @@ use mcp_error_layers::explain::explain;
 use mcp_error_layers::observation::{AdapterReport, Observation};
 use mcp_error_layers::outcome::Outcome;
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::rules::Rules;
 use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-use mcp_error_layers::standing::{Rules, Standing};
+use mcp_error_layers::standing::Standing;
 use mcp_error_layers::verdict::Verdict;
 use std::time::Duration;
 

@@ -4,8 +4,8 @@
 use super::snapshot_check::AssertSnapshot;
 use crate::adapter::DriverInfo;
 use crate::report::{AdapterInfo, ReportPaths};
+use crate::rules::Rules;
 use crate::runner::RunOptions;
-use crate::standing::Rules;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! From a case's standing to its libtest result: the standing is decided by the runner
-//! ([`Rules`](crate::standing::Rules)); this only says it the way libtest and a person read it.
+//! ([`Rules`](crate::rules::Rules)); this only says it the way libtest and a person read it.
 
 use super::wording;
 use crate::record::CaseRecord;
@@ -32,7 +32,7 @@ mod tests {
     use super::*;
     use crate::baseline::Baseline;
     use crate::case::Grade;
-    use crate::standing::Rules;
+    use crate::rules::Rules;
     use crate::verdict::Verdict;
 
     fn record(verdict: Verdict, grade: Grade) -> CaseRecord {

@@ -209,7 +209,7 @@ mod tests {
     use super::*;
     use crate::adapter::reference::ReferenceAdapter;
     use crate::case::builtin;
-    use crate::standing::Rules;
+    use crate::rules::Rules;
 
     /// A harness for the reference client over `ids`, with the baseline `text`.
     fn harness(ids: &[&str], text: &str) -> (Arc<Harness<ReferenceAdapter>>, Plan) {

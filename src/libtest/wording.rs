@@ -3,8 +3,9 @@
 
 use crate::explain::{Mismatch, explain, shown_id};
 use crate::record::CaseRecord;
+use crate::report::Counts;
 use crate::report::ReportPaths;
-use crate::standing::{Counts, Standing};
+use crate::standing::Standing;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -107,7 +108,7 @@ pub(crate) fn unused_check(name: &str) -> String {
 }
 
 /// The run's counts, printed after libtest's summary, in the words of every other summary
-/// (`standing::Counts`); `snapshots_changed` cases had a snapshot that did not match.
+/// (`report::Counts`); `snapshots_changed` cases had a snapshot that did not match.
 pub(crate) fn summary(adapter: &str, records: &[CaseRecord], snapshots_changed: usize) -> String {
     format!(
         "mcp-error-layers: {adapter}: {}; {} changed",

@@ -454,7 +454,7 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
 }
 
 /// The summary's columns: heading, the class of a non-zero count, the count. The same counts
-/// and words as the CLI's summary line and the JSON `summary` (`standing::Counts`).
+/// and words as the CLI's summary line and the JSON `summary` (`report::Counts`).
 fn summary_counts(report: &JsonReport) -> [(&'static str, &'static str, usize); 7] {
     let s = &report.summary;
     [

@@ -390,7 +390,7 @@ impl JsonReport {
 }
 
 impl JsonSummary {
-    /// The summary in the words of every other one (`standing::Counts`).
+    /// The summary in the words of every other one (`report::Counts`).
     pub fn counts(&self) -> Counts {
         Counts {
             cases: self.cases,

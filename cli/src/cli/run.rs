@@ -10,6 +10,7 @@ use mcp_error_layers::adapter::{Driver, DriverInfo};
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::ShardJson;
 use mcp_error_layers::report::settings::millis;
 use mcp_error_layers::report::shard::{Shard, ShardInfo};
@@ -17,8 +18,9 @@ use mcp_error_layers::report::tap::TapVersion;
 use mcp_error_layers::report::{
     AdapterInfo, Format, ReportPaths, Reporter, RunReport, RunSettings, write_file,
 };
+use mcp_error_layers::rules::Rules;
 use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::standing::{Counts, Rules, Standing};
+use mcp_error_layers::standing::Standing;
 use mcp_error_layers::suite::{default_jobs, default_program_jobs, run_all};
 use mcp_error_layers::verdict::Verdict;
 use std::io::IsTerminal;
