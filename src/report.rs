@@ -16,6 +16,7 @@ use crate::record::{CallRecord, CaseRecord};
 #[doc(hidden)]
 pub use crate::standing::Status;
 use crate::verdict::Verdict;
+#[doc(hidden)]
 pub use counts::Counts;
 use serde::Serialize;
 use std::fs::File;
