@@ -391,11 +391,27 @@ pub fn run_source_blocking<D: Driver>(
     source: &CaseSource,
     options: &RunOptions,
 ) -> CaseRecord {
+    run_loaded_blocking(adapter, &source.id, &source.load(), options)
+}
+
+/// Runs case `id` as it was loaded (or records why it did not load) on a fresh current-thread
+/// runtime: for a caller that loaded it already (libtest, to name the trial's kind), so that a
+/// case file is read once.
+pub fn run_loaded_blocking<D: Driver>(
+    adapter: &D,
+    id: &str,
+    loaded: &Result<Case, LoadError>,
+    options: &RunOptions,
+) -> CaseRecord {
+    let case = match loaded {
+        Ok(case) => case,
+        Err(error) => return CaseRecord::broken(id, LoadError::to_string(error)),
+    };
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(run_source(adapter, source, options)),
-        Err(e) => CaseRecord::broken(&source.id, format!("cannot start a runtime: {e}")),
+        Ok(runtime) => runtime.block_on(run_case(adapter, case, options)),
+        Err(e) => CaseRecord::broken(id, format!("cannot start a runtime: {e}")),
     }
 }

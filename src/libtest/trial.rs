@@ -7,7 +7,7 @@ use super::wording;
 use crate::adapter::Driver;
 use crate::baseline::Baseline;
 use crate::record::CaseRecord;
-use crate::runner::{RunOptions, run_source_blocking};
+use crate::runner::{RunOptions, run_loaded_blocking};
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -78,20 +78,22 @@ impl<A: Driver + 'static> Harness<A> {
     }
 
     fn trial(self: &Arc<Self>, planned: &Planned) -> Trial {
-        let kind = match planned.source.load() {
+        // Loaded once: its grade names the trial's kind, and the trial runs it as loaded.
+        let loaded = planned.source.load();
+        let kind = match &loaded {
             Ok(case) => case.file.grade.as_str(),
             Err(_) => "broken",
         };
         let harness = Arc::clone(self);
-        let source = planned.source.clone();
+        let id = planned.source.id.clone();
         // Named as printed: an id with a newline would break libtest's lines.
-        let name = crate::explain::shown_id(&source.id).into_owned();
+        let name = crate::explain::shown_id(&id).into_owned();
         Trial::ignorable_test(name, move || {
             let _ended = Ended(&harness.ended);
             if let Some(reason) = &harness.unavailable {
                 return Ok(Completion::ignored_with(format!("unavailable: {reason}")));
             }
-            let record = run_source_blocking(&harness.adapter, &source, &harness.options);
+            let record = run_loaded_blocking(&harness.adapter, &id, &loaded, &harness.options);
             harness.finish(record)
         })
         .with_kind(kind)
