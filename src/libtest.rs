@@ -26,7 +26,6 @@ pub use snapshot_check::AssertSnapshot;
 
 use crate::adapter::Driver;
 use crate::record::CaseRecord;
-use crate::report::settings::millis;
 use crate::report::{ReportError, RunReport, RunSettings, write_all};
 use config::Resolved;
 use libtest_mimic::{Arguments, Conclusion};
@@ -219,18 +218,11 @@ fn run_report<A: Driver>(
     cases: Vec<CaseRecord>,
 ) -> RunReport {
     let driver = harness.adapter.info();
-    let options = &harness.options;
     RunReport {
         adapter: resolved.naming.info(&driver),
         protocol_version: None,
         strict: resolved.strict,
-        settings: RunSettings {
-            jobs: run.jobs,
-            default_timeout_ms: options.default_timeout.map(millis),
-            deadline_margin_ms: millis(options.deadline_margin),
-            announce_timeout_ms: driver.announce_timeout.map(millis),
-            start_up_timeout_ms: driver.start_up_timeout.map(millis),
-        },
+        settings: RunSettings::of(run.jobs, &harness.options, &driver),
         duration: run.started.elapsed(),
         cases,
     }

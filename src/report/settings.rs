@@ -3,6 +3,8 @@
 //! that a reader can run it again. [`RunSettings::flags`] spells them as the `run` command
 //! line's flags; every report's header prints those.
 
+use crate::adapter::DriverInfo;
+use crate::runner::RunOptions;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -43,6 +45,18 @@ pub struct Named<'a> {
 }
 
 impl RunSettings {
+    /// The settings of a run of `jobs` cases at once with `options`, on an adapter that said
+    /// `driver` of itself (an adapter program's allowances; none for one in this process).
+    pub fn of(jobs: usize, options: &RunOptions, driver: &DriverInfo) -> Self {
+        RunSettings {
+            jobs,
+            default_timeout_ms: options.default_timeout.map(millis),
+            deadline_margin_ms: millis(options.deadline_margin),
+            announce_timeout_ms: driver.announce_timeout.map(millis),
+            start_up_timeout_ms: driver.start_up_timeout.map(millis),
+        }
+    }
+
     /// The `mcp-error-layers run` flags that run the same cases again with these settings:
     /// `--jobs 8 --default-timeout-ms 1500 --deadline-margin-ms 3000 ...`. An adapter program's
     /// own flags (its timeouts, name and version) are there only for an adapter program: the

@@ -12,7 +12,6 @@ use mcp_error_layers::explain::{Mismatch, shown_id};
 use mcp_error_layers::record::CaseRecord;
 use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::ShardJson;
-use mcp_error_layers::report::settings::millis;
 use mcp_error_layers::report::shard::{Shard, ShardInfo};
 use mcp_error_layers::report::tap::TapVersion;
 use mcp_error_layers::report::{
@@ -336,13 +335,7 @@ fn run_with<D: Driver>(
         adapter: adapter_identity(args, &info),
         protocol_version: args.protocol_version.clone(),
         strict: args.strict,
-        settings: RunSettings {
-            jobs,
-            default_timeout_ms: args.default_timeout_ms,
-            deadline_margin_ms: millis(options.deadline_margin),
-            announce_timeout_ms: info.announce_timeout.map(millis),
-            start_up_timeout_ms: info.start_up_timeout.map(millis),
-        },
+        settings: RunSettings::of(jobs, &options, &info),
         duration,
         cases: records,
     }
