@@ -41,7 +41,16 @@ pub struct CallContext {
     /// application does to learn a tool's schemas: true when the tool has an output schema, so
     /// that a client that validates `structuredContent` against it knows it.
     pub list_tools: bool,
+    /// The application asks for this call as a task (cases/README.md, "Tasks"); `None` for an
+    /// ordinary call. A client with a task API calls the tool through it: in 2025-11-25 with
+    /// `params.task` (and `ttl` when [`TaskCall::ttl_ms`] names one), in 2026-07-28 by
+    /// declaring the `io.modelcontextprotocol/tasks` extension; it then polls the task to its
+    /// end and reports the outcome of the result it carries. A client without one reports
+    /// `unsupported`.
+    pub task: Option<TaskCall>,
 }
+
+pub use crate::case::TaskCall;
 
 impl CallContext {
     /// A call context; fields not named here take their defaults.
@@ -54,7 +63,14 @@ impl CallContext {
             timeout: Duration::from_millis(crate::case::model::DEFAULT_TIMEOUT_MS),
             annotations: Value::Object(Default::default()),
             list_tools: false,
+            task: None,
         }
+    }
+
+    /// Asks for the call as a task (see [`CallContext::task`]).
+    pub fn with_task(mut self, task: Option<TaskCall>) -> Self {
+        self.task = task;
+        self
     }
 
     /// Asks the client to list the tools before the call (see [`CallContext::list_tools`]).

@@ -3,11 +3,13 @@
 pub mod http;
 mod load;
 pub mod model;
+mod tasks;
 mod validate;
 
 pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
 pub use model::{
-    Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, Tool, WirePart,
+    Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, TaskCall, TaskSupport,
+    Tool, WirePart,
 };
 
 #[cfg(test)]

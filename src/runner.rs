@@ -354,6 +354,7 @@ pub fn call_context(
         .with_timeout(timeout)
         .with_annotations(annotations)
         .with_list_tools(case.file.tool.output_schema.is_some())
+        .with_task(call.task.clone())
 }
 
 /// Turns a panic inside the adapter's future into an error, so that a crashing in-process

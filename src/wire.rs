@@ -19,7 +19,7 @@ use crate::case::{Call, CaseFile, Target};
 use crate::era::Era;
 use http::{HttpMethod, Request, RequestReadError, read_request};
 use limits::{Backoff, one_connections_error};
-use record::{Arrival, Recorder, Seen};
+use record::{Arrival, Recorder, Seen, TaskMethod};
 use reply_recorder::ReplyRecorder;
 use response::{Ending, Response};
 use serde_json::Value;
@@ -345,9 +345,14 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
         (Some(Pick::Resume(i)), Some(script), Some(p)) => {
             (Answerer::Resume, script::response(&script.resume[i], &p))
         }
+        (Some(Pick::Task(method, i)), Some(script), Some(p)) => {
+            let replies = script.task_replies(method.name()).unwrap_or_default();
+            (Answerer::Task, script::response(&replies[i], &p))
+        }
         _ => {
             let server = prelude::Server {
                 tool: &shared.case.tool,
+                tasks: shared.case.call.iter().any(Call::uses_tasks),
                 era: Era::of(&shared.case.protocol_version).unwrap_or(Era::Stateless),
                 session: minted.as_deref().unwrap_or_default(),
             };
@@ -368,12 +373,14 @@ enum Pick {
     Reply(usize),
     /// `call.resume[i]`.
     Resume(usize),
+    /// The `i`th scripted answer to this task method (`call.task_get[i]`, ...).
+    Task(TaskMethod, usize),
 }
 
 impl Pick {
     fn index(self) -> usize {
         match self {
-            Pick::Reply(i) | Pick::Resume(i) => i,
+            Pick::Reply(i) | Pick::Resume(i) | Pick::Task(_, i) => i,
         }
     }
 }
@@ -391,6 +398,12 @@ fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Seen) 
         },
         "POST" if method == Some("tools/call") => {
             last(script.reply.len(), earlier.tool_posts).map(Pick::Reply)
+        }
+        "POST" => {
+            let task = TaskMethod::of(method?)?;
+            let replies = script.task_replies(task.name())?;
+            let n = last(replies.len(), earlier.task_posts[task as usize])?;
+            Some(Pick::Task(task, n))
         }
         // A GET without Last-Event-ID opens a standalone stream: not a resumption.
         "GET" if request.header("last-event-id").is_some() => {

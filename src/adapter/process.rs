@@ -50,6 +50,10 @@ pub const ENV_ANNOTATIONS: &str = "MCP_ERROR_LAYERS_TOOL_ANNOTATIONS";
 /// `1` when the client should list the tools before the call (the tool has an output schema),
 /// `0` otherwise (one-shot mode; see [`CallContext::list_tools`]).
 pub const ENV_LIST_TOOLS: &str = "MCP_ERROR_LAYERS_LIST_TOOLS";
+/// The call's task, a JSON object text (`{"ttl_ms": 60000}`, `{}`), when the application asks
+/// for the call as a task; unset for an ordinary call (one-shot mode; see
+/// [`CallContext::task`]).
+pub const ENV_TASK: &str = "MCP_ERROR_LAYERS_TASK";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default: as long as
@@ -395,7 +399,11 @@ impl Program {
             .env(ENV_TIMEOUT_MS, call.timeout.as_millis().to_string())
             .env(ENV_ANNOTATIONS, call.annotations.to_string())
             .env(ENV_LIST_TOOLS, if call.list_tools { "1" } else { "0" })
+            .env_remove(ENV_TASK)
             .stdin(Stdio::null());
+        if let Some(task) = &call.task {
+            command.env(ENV_TASK, serde_json::json!(task).to_string());
+        }
         command
     }
 

@@ -115,6 +115,24 @@ pub struct Tool {
     /// ([`crate::adapter::CallContext::list_tools`]), as an application does to learn it.
     #[serde(default)]
     pub output_schema: Option<toml::Table>,
+    /// Whether the tool may be called as a task (2025-11-25 `execution.taskSupport` in
+    /// `tools/list`); none advertised when absent. 2026-07-28 tools have no such field (the
+    /// server decides per request, SEP-2663), so only a 2025-11-25 case may set it.
+    #[serde(default)]
+    pub task_support: Option<TaskSupport>,
+}
+
+/// A tool's `execution.taskSupport` (2025-11-25 basic/utilities/tasks, "Tool-Level
+/// Negotiation").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// The client MUST NOT call the tool as a task.
+    Forbidden,
+    /// The client MAY call the tool as a task.
+    Optional,
+    /// The client MUST call the tool as a task.
+    Required,
 }
 
 /// MCP's `ToolAnnotations`: what a case's `[tool] annotations` table may hold. Loading goes
@@ -165,6 +183,7 @@ impl Default for Tool {
             annotations: BTreeMap::new(),
             input_schema: None,
             output_schema: None,
+            task_support: None,
         }
     }
 }
@@ -190,6 +209,53 @@ pub struct Call {
     /// last repeats. Without any, and for a GET without `Last-Event-ID`, the answer is `405`.
     #[serde(default)]
     pub resume: Vec<Reply>,
+    /// The application asks for the call as a task ([`crate::adapter::CallContext::task`]):
+    /// with `params.task` in 2025-11-25, by declaring the tasks extension in 2026-07-28.
+    #[serde(default)]
+    pub task: Option<TaskCall>,
+    /// Answers to this call's `tasks/get` POSTs in order; the last repeats. Without any the
+    /// server's own answer (`-32601`) goes out.
+    #[serde(default)]
+    pub task_get: Vec<Reply>,
+    /// Answers to this call's `tasks/result` POSTs in order (2025-11-25 only; 2026-07-28 has
+    /// no `tasks/result`); the last repeats.
+    #[serde(default)]
+    pub task_result: Vec<Reply>,
+    /// Answers to this call's `tasks/cancel` POSTs in order; the last repeats.
+    #[serde(default)]
+    pub task_cancel: Vec<Reply>,
+}
+
+impl Call {
+    /// The scripted answers to POSTs of the task method `method` (`tasks/get`, `tasks/result`,
+    /// `tasks/cancel`), when it is one; `None` for any other method.
+    pub fn task_replies(&self, method: &str) -> Option<&[Reply]> {
+        match method {
+            "tasks/get" => Some(&self.task_get),
+            "tasks/result" => Some(&self.task_result),
+            "tasks/cancel" => Some(&self.task_cancel),
+            _ => None,
+        }
+    }
+
+    /// Whether the call involves tasks at all: asked for as one, or with task answers scripted.
+    pub fn uses_tasks(&self) -> bool {
+        self.task.is_some()
+            || !self.task_get.is_empty()
+            || !self.task_result.is_empty()
+            || !self.task_cancel.is_empty()
+    }
+}
+
+/// How the application asks for a call as a task (`[call.task]`; the adapter contract's
+/// `task`, docs/adapters.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskCall {
+    /// The task lifetime to request, in milliseconds (2025-11-25 `params.task.ttl`); none when
+    /// absent. Sent to the server only: nothing waits for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
 }
 
 /// Which POSTs a call's replies answer.

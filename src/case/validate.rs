@@ -45,8 +45,11 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         return Err(("call".into(), msg));
     }
     let modern = Era::of(&file.protocol_version) == Some(Era::Stateless);
+    super::tasks::validate_tool(file)?;
     for (i, call) in file.call.iter_mut().enumerate() {
         validate_call(call, modern).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
+        super::tasks::validate_call(call, &file.protocol_version)
+            .map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
     }
     Ok(())
 }
@@ -217,7 +220,7 @@ fn bounded(key: &str, ms: u64) -> Result<(), Problem> {
     Ok(())
 }
 
-fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
+pub(super) fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
     bounded("delay_ms", reply.delay_ms)?;
     bounded("event_gap_ms", reply.event_gap_ms)?;
     let forms = [

@@ -14,6 +14,10 @@ use crate::era::{Era, MODERN_VERSION, NEGOTIABLE_SESSION_VERSIONS, NEWEST_SESSIO
 pub struct Server<'a> {
     /// The tool `tools/list` advertises.
     pub tool: &'a Tool,
+    /// Whether the server advertises tasks: the 2025-11-25 `tasks` capability at `initialize`,
+    /// the `io.modelcontextprotocol/tasks` extension at `server/discover`. Only a case whose
+    /// calls use tasks does, so that every other case's answers stay as they were.
+    pub tasks: bool,
     /// The era of the server: a 2025 one does not know `server/discover`.
     pub era: Era,
     /// The session id an `initialize` gets.
@@ -40,7 +44,12 @@ pub fn answer(request: &Request, message: Option<&Value>, server: Server<'_>) ->
 }
 
 fn answer_message(request: &Request, message: &Value, server: Server<'_>) -> Response {
-    let Server { tool, era, session } = server;
+    let Server {
+        tool,
+        tasks,
+        era,
+        session,
+    } = server;
     let id = message.get("id").cloned();
     let method = message.get("method").and_then(Value::as_str);
     let (Some(method), Some(id)) = (method, id) else {
@@ -49,14 +58,14 @@ fn answer_message(request: &Request, message: &Value, server: Server<'_>) -> Res
     };
     let modern = is_modern(request, message);
     match method {
-        "initialize" => initialize(id, message, session),
+        "initialize" => initialize(id, message, session, tasks),
         "tools/list" => result(
             id,
             cacheable(json!({"tools": [advertised(tool)]}), modern),
             modern,
         ),
         "server/discover" if era == Era::Session => outside_session(),
-        "server/discover" => result(id, cacheable(discover(), true), true),
+        "server/discover" => result(id, cacheable(discover(tasks), true), true),
         // 2026-07-28 removed `ping`: a modern request for it is an unknown method.
         "ping" if !modern => result(id, json!({}), false),
         _ if modern => error(404, id, -32601, "Method not found"),
@@ -70,16 +79,22 @@ fn is_modern(request: &Request, message: &Value) -> bool {
     request.header("mcp-protocol-version") == Some(MODERN_VERSION) || meta_version.is_some()
 }
 
-fn initialize(id: Value, message: &Value, session: &str) -> Response {
+fn initialize(id: Value, message: &Value, session: &str, tasks: bool) -> Response {
     let asked = message
         .pointer("/params/protocolVersion")
         .and_then(Value::as_str);
     let version = asked
         .filter(|v| NEGOTIABLE_SESSION_VERSIONS.contains(v))
         .unwrap_or(NEWEST_SESSION_VERSION);
+    let mut capabilities = json!({"tools": {}});
+    // 2025-11-25 basic/utilities/tasks, "Capabilities": a client MUST NOT call a tool as a
+    // task unless the server declares `tasks.requests.tools.call`. Older versions have none.
+    if tasks && version == NEWEST_SESSION_VERSION {
+        capabilities["tasks"] = json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
+    }
     let body = json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {}},
+        "capabilities": capabilities,
         "serverInfo": server_info(),
     });
     result(id, body, false).with_header("mcp-session-id", session)
@@ -106,13 +121,22 @@ fn outside_session() -> Response {
     response
 }
 
-fn discover() -> Value {
+fn discover(tasks: bool) -> Value {
+    let mut capabilities = json!({"tools": {}});
+    // The tasks extension is advertised here and declared by the client per request (SEP-2663,
+    // "Capability Negotiation").
+    if tasks {
+        capabilities["extensions"] = json!({TASKS_EXTENSION: {}});
+    }
     json!({
         "supportedVersions": [MODERN_VERSION],
-        "capabilities": {"tools": {}},
+        "capabilities": capabilities,
         "serverInfo": server_info(),
     })
 }
+
+/// The identifier of the 2026-07-28 tasks extension (SEP-2663).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// 2026-07-28 (SEP-2549) makes list and discovery results say how long they may be cached;
 /// SDKs that validate the schema reject a result without `ttlMs` and `cacheScope`. Nothing here
@@ -145,6 +169,9 @@ pub fn advertised(tool: &Tool) -> Value {
     }
     if let Some(schema) = &tool.output_schema {
         entry["outputSchema"] = serde_json::to_value(schema).unwrap_or(Value::Null);
+    }
+    if let Some(support) = tool.task_support {
+        entry["execution"] = json!({"taskSupport": support});
     }
     entry
 }
@@ -186,6 +213,7 @@ mod tests {
     fn on<'a>(tool: &'a Tool, session: &'a str) -> Server<'a> {
         Server {
             tool,
+            tasks: false,
             era: Era::Stateless,
             session,
         }
@@ -352,5 +380,54 @@ mod tests {
             ),
             (Some(400), json!(-32700))
         );
+    }
+
+    #[test]
+    fn a_case_with_tasks_advertises_them_in_its_era_and_no_other_case_does() {
+        let tool = Tool {
+            task_support: Some(crate::case::TaskSupport::Optional),
+            ..Tool::default()
+        };
+        let tasks = Server {
+            tasks: true,
+            era: Era::Session,
+            ..on(&tool, "s")
+        };
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+                          "params":{"protocolVersion":"2025-11-25"}});
+        let (req, msg) = post(&[], init.clone());
+        let capabilities = &body_json(&answer(&req, Some(&msg), tasks))["result"]["capabilities"];
+        assert_eq!(
+            capabilities["tasks"]["requests"]["tools"]["call"],
+            json!({})
+        );
+        let plain = Server {
+            tasks: false,
+            ..tasks
+        };
+        let capabilities = &body_json(&answer(&req, Some(&msg), plain))["result"]["capabilities"];
+        assert_eq!(capabilities.get("tasks"), None);
+        let older = json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+                           "params":{"protocolVersion":"2025-06-18"}});
+        let (req, msg) = post(&[], older);
+        let capabilities = &body_json(&answer(&req, Some(&msg), tasks))["result"]["capabilities"];
+        assert_eq!(capabilities.get("tasks"), None, "2025-06-18 has no tasks");
+        let discover = json!({"jsonrpc":"2.0","id":2,"method":"server/discover",
+                              "params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}});
+        let (req, msg) = post(&[("mcp-protocol-version", "2026-07-28")], discover);
+        let modern = Server {
+            era: Era::Stateless,
+            ..tasks
+        };
+        let found = body_json(&answer(&req, Some(&msg), modern));
+        assert_eq!(
+            found["result"]["capabilities"]["extensions"][TASKS_EXTENSION],
+            json!({})
+        );
+        assert_eq!(
+            advertised(&tool)["execution"],
+            json!({"taskSupport": "optional"})
+        );
+        assert_eq!(advertised(&Tool::default()).get("execution"), None);
     }
 }

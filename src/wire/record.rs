@@ -71,7 +71,8 @@ pub struct Sent {
     /// stream is how a client cancels. `None` while it stays open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_closed_ms: Option<u64>,
-    /// Which scripted reply answered (`call.reply[i]`, or `call.resume[i]` for a GET).
+    /// Which scripted reply answered (`call.reply[i]`, `call.resume[i]` for a GET, or the task
+    /// method's `call.task_get[i]` and the like).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub script_index: Option<usize>,
     /// The session id an `initialize` answer minted.
@@ -93,7 +94,7 @@ pub struct Awaited {
     pub answered: bool,
 }
 
-/// Who answered a request; its word (`script`, `resume`, `prelude`, `error`) is what the
+/// Who answered a request; its word (`script`, `resume`, `task`, `prelude`, `error`) is what the
 /// record, the transcript and the reports show.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, strum::IntoStaticStr, strum::Display,
@@ -105,6 +106,9 @@ pub enum Answerer {
     Script,
     /// A case's answer to a GET that resumes a stream (`call.resume[i]`).
     Resume,
+    /// A case's answer to a task method (`call.task_get[i]`, `call.task_result[i]`,
+    /// `call.task_cancel[i]`: which one is the request's method).
+    Task,
     /// The server's own protocol answer (`initialize`, notifications, `DELETE`, ...): what a
     /// request the case does not script gets.
     #[default]
@@ -183,8 +187,42 @@ pub(crate) struct Seen {
     pub tool_posts: usize,
     /// GETs that resume a stream.
     pub gets: usize,
+    /// POSTs of each task method, by [`TaskMethod`].
+    pub task_posts: [usize; 3],
     /// The placeholders of the latest `tools/call`: what a resumed stream answers.
     pub last_tool_call: Option<Placeholders>,
+}
+
+/// A task method whose POSTs a case scripts answers for (`[[call.task_get]]` and the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskMethod {
+    /// `tasks/get`.
+    Get = 0,
+    /// `tasks/result`.
+    Result = 1,
+    /// `tasks/cancel`.
+    Cancel = 2,
+}
+
+impl TaskMethod {
+    /// The task method `method` names, when it is one.
+    pub fn of(method: &str) -> Option<TaskMethod> {
+        match method {
+            "tasks/get" => Some(TaskMethod::Get),
+            "tasks/result" => Some(TaskMethod::Result),
+            "tasks/cancel" => Some(TaskMethod::Cancel),
+            _ => None,
+        }
+    }
+
+    /// Its JSON-RPC method name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskMethod::Get => "tasks/get",
+            TaskMethod::Result => "tasks/result",
+            TaskMethod::Cancel => "tasks/cancel",
+        }
+    }
 }
 
 /// The exchanges kept so far and what each call has seen.
@@ -246,6 +284,7 @@ impl Record {
             reply,
         } = arrival;
         let tool_call = jsonrpc_method == Some("tools/call");
+        let task_method = jsonrpc_method.and_then(TaskMethod::of);
         let mut dropped = 0;
         let path = cut(&request.path, PATH_KEEP, &mut dropped).to_owned();
         let jsonrpc_method = jsonrpc_method.map(|m| cut(m, METHOD_KEEP, &mut dropped).to_owned());
@@ -279,6 +318,9 @@ impl Record {
                 if tool_call {
                     seen.tool_posts += 1;
                     seen.last_tool_call = message.map(Placeholders::from_request);
+                }
+                if let Some(method) = task_method {
+                    seen.task_posts[method as usize] += 1;
                 }
             }
             "GET" if request.header("last-event-id").is_some() => seen.gets += 1,

@@ -14,8 +14,14 @@ pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
         "annotations": call.annotations,
         "list_tools": call.list_tools,
     });
-    if let (Some(id), Some(object)) = (id, request.as_object_mut()) {
-        object.insert("id".into(), id.into());
+    if let Some(object) = request.as_object_mut() {
+        // Absent for an ordinary call, so that adapters written before tasks see no change.
+        if let Some(task) = &call.task {
+            object.insert("task".into(), json!(task));
+        }
+        if let Some(id) = id {
+            object.insert("id".into(), id.into());
+        }
     }
     let mut line = request.to_string().into_bytes();
     line.push(b'\n');
@@ -37,5 +43,21 @@ mod tests {
                           "protocol_version": "2026-07-28", "timeout_ms": 5000,
                           "annotations": {}, "list_tools": true, "id": 7});
         assert_eq!(sent, want);
+    }
+
+    #[test]
+    fn a_task_call_carries_its_task_and_an_ordinary_one_none() {
+        let call = CallContext::new("http://127.0.0.1:1/mcp", "t", json!({}));
+        let plain: serde_json::Value = serde_json::from_slice(&request_line(&call, None)).unwrap();
+        assert_eq!(plain.get("task"), None);
+        let task = crate::adapter::TaskCall {
+            ttl_ms: Some(60_000),
+        };
+        let line = request_line(&call.clone().with_task(Some(task)), None);
+        let sent: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(sent["task"], json!({"ttl_ms": 60000}));
+        let bare = request_line(&call.with_task(Some(Default::default())), None);
+        let sent: serde_json::Value = serde_json::from_slice(&bare).unwrap();
+        assert_eq!(sent["task"], json!({}));
     }
 }
