@@ -3,7 +3,7 @@
 //! The outcome says what a client made of the server's answers; the checks say whether what it
 //! sent was right: the headers every POST needs, the `_meta` of 2026-07-28, the session of the
 //! 2025 era, new ids for repeated calls, MRTR's echo rules, how it resumed a stream, cancelled
-//! what it gave up on and answered what the server asked on a stream. Each
+//! what it gave up on, answered what the server asked on a stream and polled its tasks. Each
 //! check has a name and a grade of its own, is judged only where it applies (a call without an
 //! `initialize` has no session to check) and passes only if every request it applies to does.
 
@@ -13,6 +13,7 @@ mod lifecycle;
 mod resume;
 mod rounds;
 mod server_requests;
+mod tasks;
 
 use crate::case::{CaseFile, Grade};
 use crate::era::Era;
@@ -23,7 +24,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 30] = [
+pub const NAMES: [&str; 35] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -54,11 +55,21 @@ pub const NAMES: [&str; 30] = [
     "roots-answered",
     "sampling-answered",
     "no-modern-response",
+    "task-poll-interval",
+    "task-polls-to-terminal",
+    "task-cancel-not-notification",
+    "task-name-header",
+    "no-tasks-result-2026",
 ];
 
 /// The checks that judge what a client sends after it gave up on a request (a cancel, a
 /// close), which may reach the server just after the call ended.
-const AFTER_THE_CALL: [&str; 2] = ["cancel-after-timeout", "timeout-closes-stream"];
+const AFTER_THE_CALL: [&str; 4] = [
+    "cancel-after-timeout",
+    "timeout-closes-stream",
+    "task-polls-to-terminal",
+    "task-cancel-not-notification",
+];
 
 /// The verdict of one named check over one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -98,6 +109,7 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
     resume::check(&requests, &mut tally);
     cancel::check(&requests, &mut tally);
     server_requests::check(&requests, &mut tally);
+    tasks::check(&requests, &mut tally);
     tally.checks
 }
 
@@ -105,7 +117,11 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
 /// giving up on a request: the runner waits a little for it before judging.
 pub fn awaits_client(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> bool {
     // Most calls have no reply a client gives up on: they are settled without judging anything.
-    cancel::may_give_up(case, index)
+    let tasks = case
+        .call
+        .get(index)
+        .is_some_and(crate::case::Call::uses_tasks);
+    (cancel::may_give_up(case, index) || tasks)
         && check_call(case, index, exchanges)
             .iter()
             .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
@@ -176,6 +192,17 @@ impl Request<'_> {
     /// Whether it is a POSTed JSON-RPC response (to a request the server sent).
     fn is_response(&self) -> bool {
         self.is_post() && is_response(&self.message)
+    }
+
+    /// How many milliseconds after the answer to `earlier` ended (its arrival, while it has not
+    /// ended) this request arrived: what a client waited between the two.
+    fn ms_after_answer_to(&self, earlier: &Request) -> u64 {
+        let ended = earlier
+            .exchange
+            .reply
+            .ended_ms
+            .unwrap_or(earlier.exchange.at_ms);
+        self.exchange.at_ms.saturating_sub(ended)
     }
 
     /// Whether it is a request (a method and an id) rather than a notification or a response.
@@ -250,6 +277,7 @@ impl<'a> Requests<'a> {
         match request.exchange.reply.by {
             Answerer::Script => call.reply.get(index),
             Answerer::Resume => call.resume.get(index),
+            Answerer::Task => call.task_replies(request.method()?)?.get(index),
             _ => None,
         }
     }

@@ -43,6 +43,7 @@ pub mod capture;
 mod message;
 #[doc(hidden)]
 pub mod sse;
+pub mod task;
 #[cfg(test)]
 mod tests;
 mod text;

@@ -7,6 +7,11 @@ use std::fmt;
 ///
 /// Layers are checked in order (transport, protocol, interaction, application) and the first
 /// layer that fails decides the outcome.
+///
+/// A call run as a task reports the outcome of the call the task stands for: a `completed`
+/// task's result as any result ([`Outcome::ToolError`] for `isError: true`), a `failed` task's
+/// JSON-RPC error as [`Outcome::JsonrpcError`] with its code, an error answer to `tasks/get` as
+/// that error, and a task the server cancelled as [`Outcome::TaskCancelled`].
 #[derive(
     Debug,
     Clone,
@@ -44,6 +49,9 @@ pub enum Outcome {
     InvalidToolResult,
     /// `resultType: "input_required"`: the client must gather input and retry.
     InputRequired,
+    /// The tool call ran as a task, and the task ended `cancelled` without the client asking:
+    /// no result and no error will come (2025-11-25 basic/utilities/tasks, SEP-2663).
+    TaskCancelled,
     /// A complete result with `isError: true`.
     ToolError,
     /// A complete result, `isError` absent or false.
@@ -84,7 +92,7 @@ impl Outcome {
             | Timeout => Layer::Transport,
             MalformedJson | InvalidEnvelope | JsonrpcError | InvalidToolResult => Layer::Protocol,
             InputRequired => Layer::Interaction,
-            ToolError | ToolSuccess => Layer::Application,
+            TaskCancelled | ToolError | ToolSuccess => Layer::Application,
             UnclassifiedError => Layer::Unknown,
         }
     }
@@ -104,6 +112,7 @@ impl Outcome {
             JsonrpcError => "JSONRPC_ERROR",
             InvalidToolResult => "INVALID_TOOL_RESULT",
             InputRequired => "INPUT_REQUIRED",
+            TaskCancelled => "TASK_CANCELLED",
             ToolError => "TOOL_ERROR",
             ToolSuccess => "TOOL_SUCCESS",
             UnclassifiedError => "UNCLASSIFIED_ERROR",

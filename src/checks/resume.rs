@@ -47,12 +47,7 @@ fn names(request: &Request, last_id: &str) -> Result<(), String> {
 }
 
 fn waited(request: &Request, stream: &Request, retry: u64) -> Result<(), String> {
-    let ended = stream
-        .exchange
-        .reply
-        .ended_ms
-        .unwrap_or(stream.exchange.at_ms);
-    let gap = request.exchange.at_ms.saturating_sub(ended);
+    let gap = request.ms_after_answer_to(stream);
     if gap >= retry {
         Ok(())
     } else {
