@@ -183,6 +183,12 @@
 //! whose retry policy rests on them; an observation may name that policy (`with_retry`) and
 //! count its requests (`with_attempts`, held against what the server received).
 //!
+//! A call with [`CallContext::task`] set asks for a task (cases/README.md, "Tasks"): a client
+//! with a task API calls the tool through it and reports the outcome of the call the task
+//! stands for (a `failed` task's error as [`Outcome::JsonrpcError`], a task the server
+//! cancelled as [`Outcome::TaskCancelled`]); one without reports `AdapterReport::Unsupported`
+//! with why. `task` is `None` for every other call.
+//!
 //! The future is polled on a tokio runtime (current-thread, one per case, time and I/O
 //! enabled), under a deadline of the call's timeout plus a margin; when the deadline passes the
 //! future is dropped and the call is a `hang`. A panic inside it is an `adapter-error`. It must
@@ -231,6 +237,11 @@
 //! | all | each `tools/call` after the first in a call: a new `id` | `new-request-id` | must |
 //! | 2026-07-28 | after `input_required`: `requestState` echoed exactly (or none) | `mrtr-request-state` | must |
 //! | 2026-07-28 | after `input_required` with `inputRequests`: an answer per key | `mrtr-input-responses` | must |
+//! | 2025-11-25, 2026-07-28 | a task's polls: no sooner than its `pollInterval(Ms)`, 50 ms apart when it asks for 0 or nothing | `task-poll-interval` | should |
+//! | 2025-11-25, 2026-07-28 | a task's polls: until a terminal status (or an error answer, a `tasks/result` answer, a cancel) | `task-polls-to-terminal` | should |
+//! | 2025-11-25, 2026-07-28 | after giving up on a task: `tasks/cancel`, never `notifications/cancelled` | `task-cancel-not-notification` | should |
+//! | 2026-07-28 | `Mcp-Name` equal to `params.taskId` on `tasks/get`, `tasks/update`, `tasks/cancel` | `task-name-header` | must |
+//! | 2026-07-28 | never `tasks/result` (the tasks extension removed it) | `no-tasks-result-2026` | must |
 //!
 //! `docs/adapters.md` of this crate has the same per era, with a minimal request, and
 //! `cases/README.md` the exact rule of each check. The client in `examples/tutorial.rs` and the

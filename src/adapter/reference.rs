@@ -14,7 +14,9 @@
 //!   fallback to `initialize` when a modern request gets a legacy 4xx;
 //! - `output_schema`: lists the tools first when asked and judges a structured result against
 //!   the tool's `outputSchema`;
-//! - `server_requests`: answers what a 2025 server asks on a response stream.
+//! - `server_requests`: answers what a 2025 server asks on a response stream;
+//! - `tasks`: runs a call the application asked for as a task, polls it to its end and cancels
+//!   it with `tasks/cancel` when it gives up.
 
 mod body;
 mod deadline;
@@ -27,6 +29,7 @@ mod retry;
 mod sent;
 mod server_requests;
 mod session;
+mod tasks;
 mod wire;
 
 pub use retry::RetryPolicy;
@@ -141,6 +144,10 @@ struct Run<'a> {
     deadline: Deadline,
     last_id: u64,
     attempts: u32,
+    /// Whether this call's `tools/call` goes out as a task (`tasks`).
+    task_augmented: bool,
+    /// The latest task answer's result: a 2026-07-28 task carries its end in it.
+    last_task_answer: Option<Value>,
 }
 
 impl<'a> Run<'a> {
@@ -151,6 +158,8 @@ impl<'a> Run<'a> {
             deadline: Deadline::after(ctx.timeout),
             last_id: 0,
             attempts: 0,
+            task_augmented: false,
+            last_task_answer: None,
         }
     }
 
@@ -183,7 +192,8 @@ impl<'a> Run<'a> {
             Mode::Stateless => wire::stateless_meta(&id, self.options.mrtr),
             Mode::Session(_) => wire::session_meta(&id),
         };
-        let body = wire::tools_call(&id, &self.ctx.tool, &self.ctx.arguments, meta, extra);
+        let mut body = wire::tools_call(&id, &self.ctx.tool, &self.ctx.arguments, meta, extra);
+        self.augment(mode, &mut body["params"]);
         let (body, sent) = sent::body(body.to_string());
         let request = match mode {
             Mode::Stateless => self

@@ -85,7 +85,7 @@ fn task_answer(request: &Request) -> Option<TaskState> {
 
 /// Whether the client asked for `request` (a `tools/call`) to run as a task: `params.task` in
 /// 2025-11-25, the tasks extension among its per-request capabilities in 2026-07-28.
-pub(crate) fn asked_for_task(request: &Request) -> bool {
+fn asked_for_task(request: &Request) -> bool {
     let extension = "/params/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/\
                      io.modelcontextprotocol~1tasks";
     request.message.pointer("/params/task").is_some()

@@ -20,17 +20,21 @@ const SCHEMA_LOCATION: &str = "urn:mcp-error-layers:output-schema";
 
 impl Run<'_> {
     /// The call's MRTR rounds, after learning the tool's output schema when the call asks the
-    /// client to list the tools; a successful result is then judged against it.
+    /// client to list the tools (a successful result is then judged against it), and its task
+    /// when it runs as one (`tasks`, which lists the tools too in 2025-11-25).
     pub(super) async fn tool_call(&mut self, mode: Mode<'_>) -> Reply {
-        let schema = if self.ctx.list_tools {
-            let listed = self.list_tools(mode).await;
-            listed
-                .as_ref()
-                .and_then(|l| output_schema(l, &self.ctx.tool))
+        let listed = if self.ctx.list_tools || self.lists_for_task(mode) {
+            self.list_tools(mode).await
         } else {
             None
         };
+        let schema = listed
+            .as_ref()
+            .filter(|_| self.ctx.list_tools)
+            .and_then(|l| output_schema(l, &self.ctx.tool));
+        self.task_augmented = self.augments(mode, listed.as_ref());
         let reply = self.rounds(mode).await;
+        let reply = self.through_task(mode, reply).await;
         match schema {
             Some(schema) => judged(reply, &schema),
             None => reply,

@@ -16,6 +16,8 @@ const CANCEL_WITHIN: std::time::Duration = std::time::Duration::from_millis(500)
 pub(super) struct Session {
     pub(super) version: String,
     pub(super) id: Option<HeaderValue>,
+    /// Whether the server declared task-augmented `tools/call` (`tasks.requests.tools.call`).
+    pub(super) tasks: bool,
 }
 
 impl Run<'_> {
@@ -40,9 +42,14 @@ impl Run<'_> {
         let result = body::result(&reply, &id);
         let version = negotiated_version(result.as_ref(), &reply.classification)?;
         let session_id = reply.headers.as_ref().and_then(|h| h.get(wire::SESSION_ID));
+        let tasks = result
+            .as_ref()
+            .and_then(|r| r.pointer("/capabilities/tasks/requests/tools/call"))
+            .is_some();
         Ok(Session {
             version,
             id: session_id.cloned(),
+            tasks,
         })
     }
 
