@@ -210,6 +210,8 @@ function callFromEnv(options) {
     timeoutMs,
     annotations: JSON.parse(process.env.MCP_ERROR_LAYERS_TOOL_ANNOTATIONS ?? '{}'),
     listTools: process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
+    // The application asks for the call as a task ({} or {ttl_ms}); null for an ordinary call.
+    task: process.env.MCP_ERROR_LAYERS_TASK === undefined ? null : JSON.parse(process.env.MCP_ERROR_LAYERS_TASK),
   };
 }
 
@@ -223,6 +225,7 @@ function callFromRequest(r) {
     timeoutMs: r.timeout_ms,
     annotations: r.annotations ?? {},
     listTools: r.list_tools === true,
+    task: r.task ?? null,
   };
 }
 
@@ -272,13 +275,25 @@ async function serve(observe, { name, version }) {
   await Promise.all(inFlight);
 }
 
+/** What an adapter that makes no task calls says to a call that asks for a task. */
+export const NO_TASKS =
+  'this adapter uses no task API of its client, so it cannot run a call as a task (docs/adapters.md, "Tasks")';
+
+/** `observe`, with every call that asks for a task answered `unsupported` (NO_TASKS). */
+export function withoutTasks(observe) {
+  return async (call) => (call.task === null ? observe(call) : { unsupported: NO_TASKS });
+}
+
 /**
  * Runs an adapter in the mode the runner asked for, then exits. `observe(call)` makes one call and
  * resolves to its observation; `sdk` is `{name, version}` of the SDK as its registry names it,
  * for the announcement; `options` is the synopsis of the row's own arguments for the usage line;
- * `describeOne` is the row's `describe`, for what goes wrong outside a call.
+ * `describeOne` is the row's `describe`, for what goes wrong outside a call. An adapter that runs
+ * task calls through its client's task API passes `tasks: true`; every other one answers a call
+ * that asks for a task `unsupported` (`withoutTasks`).
  */
-export function run(observe, { sdk, options = '', describeOne }) {
+export function run(observe, { sdk, options = '', describeOne, tasks = false }) {
+  if (!tasks) observe = withoutTasks(observe);
   // An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
   process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${describeOne(reason)}`));
   const done = PERSISTENT ? serve(observe, sdk) : once(observe, options);

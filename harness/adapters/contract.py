@@ -66,6 +66,9 @@ class Call:
     annotations: dict[str, Any]
     # List the tools first (docs/adapters.md, MCP_ERROR_LAYERS_LIST_TOOLS).
     list_tools: bool
+    # The application asks for the call as a task ({} or {"ttl_ms": N}); None for an ordinary
+    # call (docs/adapters.md, "Tasks").
+    task: dict[str, Any] | None = None
 
     @property
     def timeout_s(self) -> float:
@@ -83,6 +86,7 @@ class Call:
             timeout_ms=int(env.get("MCP_ERROR_LAYERS_TIMEOUT_MS", "5000")),
             annotations=json.loads(env.get("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS", "{}")),
             list_tools=env.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1",
+            task=json.loads(env["MCP_ERROR_LAYERS_TASK"]) if "MCP_ERROR_LAYERS_TASK" in env else None,
         )
 
     @classmethod
@@ -96,6 +100,7 @@ class Call:
             timeout_ms=request["timeout_ms"],
             annotations=request.get("annotations") or {},
             list_tools=request.get("list_tools") is True,
+            task=request.get("task"),
         )
 
 
@@ -319,7 +324,20 @@ def run_once(call: Callable[[Call], dict[str, Any]], endpoint: str) -> int:
     return 0
 
 
-def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, package: str, options: str = "") -> NoReturn:
+# What an adapter that makes no task calls says to a call that asks for a task.
+NO_TASKS = "this adapter uses no task API of its client, so it cannot run a call as a task (docs/adapters.md, \"Tasks\")"
+
+
+def without_tasks(call: Callable[[Call], dict[str, Any]]) -> Callable[[Call], dict[str, Any]]:
+    """`call`, with every call that asks for a task answered `unsupported` (NO_TASKS)."""
+
+    def guarded(one: Call) -> dict[str, Any]:
+        return {"unsupported": NO_TASKS} if one.task is not None else call(one)
+
+    return guarded
+
+
+def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, package: str, options: str = "", tasks: bool = False) -> NoReturn:
     """Runs an adapter in the mode the runner asked for, then leaves the process at once (nothing
     of the SDK may keep it alive after the observation).
 
@@ -327,12 +345,15 @@ def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, pa
     is their synopsis for the usage line), loads the SDK and returns the function that makes one
     call. Persistent mode announces only after it: the runner starts a call's deadline when it
     writes the request line, so an SDK loaded later would be charged to the first calls.
-    `package` is the SDK as its registry names it; the announcement names its installed version."""
+    `package` is the SDK as its registry names it; the announcement names its installed version.
+    An adapter that runs task calls through its client's task API passes `tasks=True`; every
+    other one answers a call that asks for a task `unsupported` (`without_tasks`)."""
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("MCP_ERROR_LAYERS_LOG", "WARNING"))
+    guard = (lambda call: call) if tasks else without_tasks
     if os.environ.get("MCP_ERROR_LAYERS_MODE") == "persistent":
-        code = serve(prepare(sys.argv[1:]), package)
+        code = serve(guard(prepare(sys.argv[1:])), package)
     elif len(sys.argv) > 1 and re.match(r"^https?://", sys.argv[-1]):
-        code = run_once(prepare(sys.argv[1:-1]), sys.argv[-1])
+        code = run_once(guard(prepare(sys.argv[1:-1])), sys.argv[-1])
     else:
         words = [os.path.basename(sys.argv[0]), options, USAGE]
         print("usage: " + " ".join(word for word in words if word), file=sys.stderr)

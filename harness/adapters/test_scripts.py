@@ -8,6 +8,7 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapters  # noqa: E402
+import contract  # noqa: E402
 import matrix  # noqa: E402
 
 
@@ -73,3 +74,20 @@ class Manifest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Tasks(unittest.TestCase):
+    """contract.py: a call that asks for a task reaches only an adapter that runs tasks."""
+
+    def request(self, **extra):
+        line = {"endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "arguments": {}, "protocol_version": "2025-11-25", "timeout_ms": 400}
+        return contract.Call.from_request({**line, **extra})
+
+    def test_a_task_call_carries_its_task_and_an_ordinary_one_none(self):
+        self.assertIsNone(self.request().task)
+        self.assertEqual(self.request(task={"ttl_ms": 60000}).task, {"ttl_ms": 60000})
+
+    def test_an_adapter_without_tasks_answers_a_task_call_unsupported(self):
+        guarded = contract.without_tasks(lambda call: {"outcome": "TOOL_SUCCESS"})
+        self.assertEqual(guarded(self.request()), {"outcome": "TOOL_SUCCESS"})
+        self.assertEqual(guarded(self.request(task={})), {"unsupported": contract.NO_TASKS})

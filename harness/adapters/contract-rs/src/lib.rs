@@ -33,6 +33,9 @@ pub struct Call {
     pub annotations: Map<String, Value>,
     /// List the tools first, as an application does to learn the tool's schemas.
     pub list_tools: bool,
+    /// The application asks for the call as a task (`{}` or `{"ttl_ms": N}`); `None` for an
+    /// ordinary call (docs/adapters.md, "Tasks").
+    pub task: Option<Map<String, Value>>,
 }
 
 impl Call {
@@ -51,6 +54,10 @@ impl Call {
             timeout: Duration::from_millis(timeout_ms.max(1)),
             annotations: json_object("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS")?,
             list_tools: env("MCP_ERROR_LAYERS_LIST_TOOLS")?.is_some_and(|v| v == "1"),
+            task: match env("MCP_ERROR_LAYERS_TASK")? {
+                Some(_) => Some(json_object("MCP_ERROR_LAYERS_TASK")?),
+                None => None,
+            },
         })
     }
 }
@@ -197,10 +204,33 @@ pub async fn teardown<T: Debug, E: Display>(what: &str, work: impl Future<Output
     }
 }
 
+/// What an adapter that makes no task calls says to a call that asks for a task.
+pub const NO_TASKS: &str = "this adapter uses no task API of its client, so it cannot run a call \
+                            as a task (docs/adapters.md, \"Tasks\")";
+
 /// Runs a one-shot adapter and returns its exit status. `observe(arguments, call)` gets the
 /// row's own arguments (those before the endpoint URL) and returns the work that observes the
 /// call, or `None` for arguments it does not take; `options` is their synopsis for the usage line.
+/// A call that asks for a task is answered `unsupported` ([`NO_TASKS`]) without `observe`: an
+/// adapter that runs task calls through its client's task API uses [`main_with_tasks`].
 pub fn main<F, W>(options: &str, observe: F) -> ExitCode
+where
+    F: FnOnce(&[String], Call) -> Option<W>,
+    W: Future<Output = Observation>,
+{
+    run(options, observe, false)
+}
+
+/// [`main`] for an adapter that runs task calls itself: `observe` gets them too.
+pub fn main_with_tasks<F, W>(options: &str, observe: F) -> ExitCode
+where
+    F: FnOnce(&[String], Call) -> Option<W>,
+    W: Future<Output = Observation>,
+{
+    run(options, observe, true)
+}
+
+fn run<F, W>(options: &str, observe: F, tasks: bool) -> ExitCode
 where
     F: FnOnce(&[String], Call) -> Option<W>,
     W: Future<Output = Observation>,
@@ -215,6 +245,10 @@ where
         Ok(call) => call,
         Err(message) => return fail(&message),
     };
+    if call.task.is_some() && !tasks {
+        println!("{}", Observation::Unsupported(NO_TASKS.into()).to_json_line());
+        return ExitCode::SUCCESS;
+    }
     let arguments = &words[1..];
     let Some(work) = observe(arguments, call) else {
         return fail(&format!("unknown arguments {arguments:?}; {usage}"));
