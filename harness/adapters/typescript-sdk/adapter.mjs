@@ -9,10 +9,17 @@
 // connect, callTool with the SDK's own `timeout` request option) and maps what the SDK surfaces to
 // an outcome. It never sees the case, so the mapping looks at nothing but the SDK's return value,
 // its error classes and fields, and what the SDK reported through `Client.onerror`.
+//
+//   adapter.mjs [--tasks] <endpoint-url>
+//
+// `--tasks` (the row typescript-sdk+tasks) runs a call that asks for a task (docs/adapters.md,
+// "Tasks") through the SDK's experimental task API, `client.experimental.tasks.callToolStream`,
+// with `{task: {ttl}}`; without it such a call is `unsupported`, as the SDK's default `callTool`
+// has no task option.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
 
@@ -93,6 +100,43 @@ function fromError(error, { steps, timeoutMs, reported }) {
   return observation('UNCLASSIFIED_ERROR', null, null, text + reported.besides(error));
 }
 
+/**
+ * The call as a task: `callToolStream` yields `taskCreated`, `taskStatus` (one per `tasks/get`),
+ * then one `result` or `error`; the statuses it yields are pushed to `seen`. The SDK applies
+ * `timeout` to each request, not to the polling, and checks `signal` only between polls: the
+ * adapter's own deadline (the call's timeout) ends the call as an application's would.
+ */
+async function callAsTask(client, call, seen) {
+  const ttl = call.task.ttl_ms;
+  const options = { task: ttl === undefined ? {} : { ttl }, timeout: call.timeoutMs, signal: AbortSignal.timeout(call.timeoutMs) };
+  const stream = client.experimental.tasks.callToolStream({ name: call.tool, arguments: call.arguments }, CallToolResultSchema, options);
+  const polled = (async () => {
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') seen.push(`created ${message.task.status}`);
+      if (message.type === 'taskStatus') seen.push(message.task.status);
+      if (message.type === 'result') return { result: message.result };
+      if (message.type === 'error') throw message.error;
+    }
+    throw new Error('callToolStream ended without a result or an error');
+  })();
+  // A failure after the deadline won is the SDK's business: it must not surface as unhandled.
+  polled.catch(() => {});
+  let timer;
+  const deadline = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), call.timeoutMs);
+  });
+  try {
+    return await Promise.race([polled, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `obs` with the task statuses the stream yielded added to its detail. */
+function withStatuses(obs, seen) {
+  return seen.length ? { ...obs, detail: `${obs.detail} (task statuses: ${seen.join(', ')})` } : obs;
+}
+
 /** Makes one tool call with the SDK and returns an observation object. */
 async function observe(call) {
   // The SDK negotiates LATEST_PROTOCOL_VERSION in `initialize` and offers no option to prefer
@@ -106,11 +150,25 @@ async function observe(call) {
   const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, { capabilities: {} });
   client.onerror = reported.listener;
   const transport = new StreamableHTTPClientTransport(new URL(call.endpoint));
-  const steps = new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: 'callTool' });
+  const steps = new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: call.task === null ? 'callTool' : 'callToolStream' });
+  const seen = [];
   try {
     // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
     // request timeout, so that a slow start on a loaded machine is not reported as the call's.
     await client.connect(transport);
+    if (call.task !== null) {
+      // The SDK decides on `params.task` by the tool's execution.taskSupport, which it learns
+      // from tools/list: list first, as its task API expects.
+      steps.now = 'list';
+      await client.listTools();
+      steps.now = 'call';
+      const ended = await callAsTask(client, call, seen);
+      if (ended.timedOut) {
+        const text = `callToolStream had no result within the call's timeout of ${call.timeoutMs} ms (the adapter's deadline around it)`;
+        return withStatuses(observation('TIMEOUT', null, null, text), seen);
+      }
+      return withStatuses(fromResult(ended.result), seen);
+    }
     const result = await steps.listThenCall(
       call,
       () => client.listTools(),
@@ -118,10 +176,11 @@ async function observe(call) {
     );
     return fromResult(result);
   } catch (error) {
-    return fromError(error, { steps, timeoutMs: call.timeoutMs, reported });
+    return withStatuses(fromError(error, { steps, timeoutMs: call.timeoutMs, reported }), seen);
   } finally {
     client.close().catch((error) => console.error(`close: ${describe(error)}`));
   }
 }
 
-contract.run(observe, { sdk: SDK, describeOne: describe });
+const TASKS = process.argv.slice(2).includes('--tasks');
+contract.run(observe, { sdk: SDK, options: '[--tasks]', describeOne: describe, tasks: TASKS });
