@@ -467,7 +467,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client: 101 cases: 0 passed, 2 accepted, 0 warnings, 76 failed, 23 skipped; hangs 3, adapter errors 3; 0 snapshots changed
+//! mcp-error-layers: careless-client: 114 cases: 0 passed, 2 accepted, 0 warnings, 85 failed, 27 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
