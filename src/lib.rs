@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 101 tests
+//! running 114 tests
 //! test [must]   accepted/empty-200                             ... FAILED
 //! …
 //! test [must]   jsonrpc/invalid-params                         ... ok
 //! …
 //! test [must]   sse/final-result                               ... FAILED
 //! …
-//! test result: FAILED. 48 passed; 30 failed; 23 ignored; 0 measured; 0 filtered out; finished in 7.55s
+//! test result: FAILED. 52 passed; 35 failed; 27 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client: 101 cases: 22 passed, 0 accepted, 26 warnings, 30 failed, 23 skipped; hangs 0, adapter errors 0; 0 snapshots changed
+//! mcp-error-layers: my-client: 114 cases: 22 passed, 0 accepted, 30 warnings, 35 failed, 27 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the

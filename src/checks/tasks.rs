@@ -11,7 +11,7 @@
 //!   call `tasks/result`, which the extension removed (SEP-2663 :949) (`no-tasks-result-2026`).
 
 use super::{Request, Requests, Tally, sent_json};
-use crate::case::Grade;
+use crate::case::{Grade, TaskSupport};
 use crate::classify::task::TaskState;
 use serde_json::Value;
 
@@ -51,7 +51,13 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
         tally.record("no-tasks-result-2026", Grade::Must, result);
     }
     if !asked_for_task(&list[created]) {
-        return; // a task the client never asked for is an invalid answer, not one to poll
+        // A task the client never asked for is an invalid answer, not one to poll; unless the
+        // application asked for one where the client could have (a client that cannot says
+        // `unsupported` and is not judged).
+        if let Some(why) = not_asked(requests, &list[created]) {
+            tally.record("task-polls-to-terminal", Grade::Should, Err(why));
+        }
+        return;
     }
     poll_intervals(&list[created..], tally);
     let ended = ended(&list[created..]);
@@ -90,6 +96,27 @@ fn asked_for_task(request: &Request) -> bool {
                      io.modelcontextprotocol~1tasks";
     request.message.pointer("/params/task").is_some()
         || request.message.pointer(extension).is_some()
+}
+
+/// Why a client that did not ask for a task (`created`, the `tools/call`) should have: the
+/// application asked for one ([`crate::case::Call::task`]) and the era and tool allow it (in
+/// 2025-11-25 a tool whose `taskSupport` is `optional` or `required`). `None` otherwise.
+fn not_asked(requests: &Requests, created: &Request) -> Option<String> {
+    let call = requests.case.call.get(requests.call)?;
+    call.task.as_ref()?;
+    let way = if created.modern {
+        "declared no io.modelcontextprotocol/tasks extension"
+    } else {
+        match requests.case.tool.task_support {
+            Some(TaskSupport::Optional | TaskSupport::Required) => "sent no params.task",
+            _ => return None,
+        }
+    };
+    Some(format!(
+        "the application asked for the call as a task, but {} {way}, and then did not poll the \
+         task the server created",
+        created.label
+    ))
 }
 
 /// `task-name-header`: `Mcp-Name` is the request's `params.taskId`.

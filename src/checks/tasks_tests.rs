@@ -255,14 +255,43 @@ fn modern_task_requests_name_the_task_and_never_call_tasks_result() {
 }
 
 #[test]
-fn a_task_the_client_never_asked_for_is_not_polled_or_cancelled() {
+fn a_task_the_client_never_asked_for_is_not_polled_unless_the_application_asked() {
     let mut unasked = create(false, 10);
     unasked.body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": "synthetic"}})
     .to_string();
-    let checks = judge("2025-11-25", &[unasked]);
+    let mut plain = case("2025-11-25");
+    plain.call[0].task = None;
+    let checks = check_call(&plain, 0, std::slice::from_ref(&unasked));
     assert!(
         checks.iter().all(|c| !c.name.starts_with("task-")),
         "{checks:?}"
+    );
+    // The application asked, but the tool does not allow tasks: the client was right not to.
+    let checks = judge("2025-11-25", std::slice::from_ref(&unasked));
+    assert!(
+        checks.iter().all(|c| !c.name.starts_with("task-")),
+        "{checks:?}"
+    );
+    let mut optional = case("2025-11-25");
+    optional.tool.task_support = Some(crate::case::TaskSupport::Optional);
+    let checks = check_call(&optional, 0, &[unasked]);
+    let check = verdict(&checks, "task-polls-to-terminal");
+    assert!(
+        !check.passed && check.detail.contains("no params.task"),
+        "{check:?}"
+    );
+    let mut undeclared = create(true, 10);
+    undeclared.body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                             "params": {"name": "synthetic", "_meta": {}}})
+    .to_string();
+    let check = verdict(
+        &judge("2026-07-28", &[undeclared]),
+        "task-polls-to-terminal",
+    )
+    .clone();
+    assert!(
+        !check.passed && check.detail.contains("extension"),
+        "{check:?}"
     );
 }
