@@ -6,8 +6,7 @@ use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
-use crate::rules::Rules;
-use crate::standing::Standing;
+use crate::rules::{Facts, Rules};
 use crate::verdict::{ServerCounts, Verdict, mismatches};
 use crate::wire::WireServer;
 use serde_json::Value;
@@ -78,7 +77,14 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         .map(|c| c.verdict)
         .max()
         .unwrap_or(Verdict::Pass);
-    let mut record = CaseRecord {
+    let standing = options.rules.standing_of(&Facts {
+        id: &case.id,
+        grade: file.grade,
+        verdict,
+        error: None,
+        calls: &calls,
+    });
+    CaseRecord {
         id: case.id.clone(),
         summary: file.summary.clone(),
         grade: file.grade,
@@ -87,10 +93,8 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         calls,
         exchanges: server.record(),
         duration: started.elapsed(),
-        standing: Standing::Fail,
-    };
-    options.rules.apply(&mut record);
-    record
+        standing,
+    }
 }
 
 async fn run_call<D: Driver>(
@@ -382,16 +386,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     } else {
         "a non-text panic payload".to_owned()
     }
-}
-
-/// Runs `source` on a fresh current-thread runtime (one per case, as libtest runs cases on
-/// threads of its own).
-pub fn run_source_blocking<D: Driver>(
-    adapter: &D,
-    source: &CaseSource,
-    options: &RunOptions,
-) -> CaseRecord {
-    run_loaded_blocking(adapter, &source.id, &source.load(), options)
 }
 
 /// Runs case `id` as it was loaded (or records why it did not load) on a fresh current-thread

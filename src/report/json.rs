@@ -28,7 +28,6 @@ pub const SCHEMA: &str = "mcp-error-layers/report/v1";
 
 /// The JSON writer.
 #[derive(Debug, Clone, Copy, Default)]
-#[doc(hidden)]
 pub struct Json;
 
 impl Reporter for Json {
@@ -38,25 +37,6 @@ impl Reporter for Json {
 
     fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, &JsonReport::from_run(report))?;
-        writeln!(out)
-    }
-}
-
-/// The JSON writer of one shard's report (`run --shard K/N`): the JSON report with its `shard`
-/// key, which `report merge` reads.
-#[derive(Debug, Clone)]
-#[doc(hidden)]
-pub struct ShardJson(pub ShardInfo);
-
-impl Reporter for ShardJson {
-    fn format(&self) -> &'static str {
-        "JSON"
-    }
-
-    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-        let mut json = JsonReport::from_run(report);
-        json.shard = Some(self.0.clone());
-        serde_json::to_writer_pretty(&mut *out, &json)?;
         writeln!(out)
     }
 }
@@ -339,7 +319,6 @@ pub enum ReportReadError {
 
 impl JsonReport {
     /// The JSON view of one run.
-    #[doc(hidden)]
     pub fn from_run(report: &RunReport) -> Self {
         let strict = report.strict;
         JsonReport {
@@ -358,7 +337,7 @@ impl JsonReport {
             duration_ms: Some(millis(report.duration)),
             summary: JsonSummary::of(report),
             cases: report.cases.iter().map(JsonCase::of).collect(),
-            shard: None,
+            shard: report.shard.clone(),
         }
     }
 
