@@ -570,6 +570,8 @@ pub mod outcome;
 #[doc(hidden)]
 pub mod record;
 #[doc(hidden)]
+pub mod recording;
+#[doc(hidden)]
 pub mod rules;
 #[doc(hidden)]
 pub mod runner;

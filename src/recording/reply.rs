@@ -1,0 +1,334 @@
+//! A recorded answer as a case's reply that reproduces it byte for byte.
+//!
+//! The body form is the most readable one that renders to the same bytes, checked by rendering
+//! it as the wire server will ([`crate::wire::script::response`]) with the recorded request's
+//! placeholders: `json` (pretty in the file, sent compactly) when the server sent compact JSON,
+//! SSE `event` tables (with the mean gap between events) when the stream's events render as
+//! written (LF line ends, fields in the usual order), `raw` otherwise (CRLF streams, JSON with
+//! spaces). The echoed id becomes `"$id"` in all of them.
+
+use super::blocks::{self, Block};
+use super::exchange::{Exchange, bounded_ms};
+use super::id_span::mark_id;
+use crate::case::{End, Event, Reply};
+use crate::classify::BodyEnd;
+use crate::wire::Placeholders;
+use crate::wire::response::Body;
+use crate::wire::script;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Response headers a reply does not carry: the wire server writes the framing ones itself,
+/// and a recorded date, server name or session id belongs to the recorded run, not the replay.
+const DROPPED_HEADERS: [&str; 9] = [
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "date",
+    "server",
+    "mcp-session-id",
+    "content-encoding",
+];
+
+/// A recorded answer, ready to be written or faulted.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The status.
+    pub status: u16,
+    /// The headers a reply keeps.
+    pub headers: BTreeMap<String, String>,
+    /// The Content-Type as received.
+    pub content_type: Option<String>,
+    /// The body.
+    pub form: Form,
+    /// Milliseconds before the status line.
+    pub delay_ms: u64,
+    /// Milliseconds between SSE events (the recorded mean).
+    pub event_gap_ms: u64,
+    /// How the body ended.
+    pub end: End,
+}
+
+/// A recorded body, with the echoed id as a placeholder.
+#[derive(Debug, Clone)]
+pub enum Form {
+    /// No body.
+    Empty,
+    /// Compact JSON, kept pretty (the wire server sends `json` compactly).
+    Json(String),
+    /// Bytes as sent.
+    Raw(String),
+    /// SSE events that render as sent.
+    Events(Vec<Event>),
+    /// SSE events as sent (sent as one `raw` body).
+    SseRaw(Vec<Block>),
+}
+
+impl Recorded {
+    /// The reply of `exchange`, or why it cannot be one (a body that is not UTF-8 text).
+    pub fn of(exchange: &Exchange) -> Result<Recorded, String> {
+        let text = std::str::from_utf8(&exchange.body)
+            .map_err(|_| "its body is not UTF-8 text, which a case file cannot hold".to_owned())?;
+        let content_type = exchange.header("content-type").map(str::to_owned);
+        let id = exchange.request_id();
+        let form = match media_type(content_type.as_deref()).as_str() {
+            _ if text.is_empty() => Form::Empty,
+            "application/json" => {
+                let marked = mark_id(text, &id, "\"$id\"").unwrap_or_else(|| text.to_owned());
+                json_form(&marked)
+                    .filter(|form| renders_as(form, exchange))
+                    .unwrap_or(Form::Raw(marked))
+            }
+            "text/event-stream" => {
+                let blocks = blocks::split(&mark_sse(text, &id, "\"$id\""));
+                events_form(&blocks)
+                    .filter(|form| renders_as(form, exchange))
+                    .unwrap_or(Form::SseRaw(blocks))
+            }
+            _ => Form::Raw(text.to_owned()),
+        };
+        let event_gap_ms = match &form {
+            Form::Events(_) => mean_gap(exchange, text),
+            _ => 0,
+        };
+        Ok(Recorded {
+            status: exchange.status,
+            headers: kept_headers(&exchange.headers),
+            content_type,
+            form,
+            delay_ms: bounded_ms(exchange.head_ms),
+            event_gap_ms,
+            end: match exchange.end {
+                BodyEnd::Complete => End::Complete,
+                BodyEnd::Cut => End::Close,
+            },
+        })
+    }
+
+    /// The same answer with the echoed id changed to `"$other_id"` (another id of the same
+    /// type), or `None` when it echoes none.
+    pub fn with_other_id(&self) -> Option<Recorded> {
+        let placeholder = Value::from("$id");
+        let other = "\"$other_id\"";
+        let form = match &self.form {
+            Form::Json(text) => Form::Json(pretty(&mark_id(text, &placeholder, other)?)?),
+            Form::Raw(text) => Form::Raw(mark_id(text, &placeholder, other)?),
+            Form::Events(events) => {
+                let mut events = events.clone();
+                let changed = events.iter_mut().any(|event| {
+                    let marked = event.data_raw.as_deref().and_then(|data| {
+                        mark_id(data, &placeholder, other) // the response is one event
+                    });
+                    marked.map(|data| event.data_raw = Some(data)).is_some()
+                });
+                changed.then_some(Form::Events(events))?
+            }
+            Form::SseRaw(blocks) => {
+                let text: String = blocks.iter().map(|b| b.text.as_str()).collect();
+                let marked = mark_sse(&text, &placeholder, other);
+                (marked != text).then(|| Form::SseRaw(blocks::split(&marked)))?
+            }
+            Form::Empty => return None,
+        };
+        Some(Recorded {
+            form,
+            ..self.clone()
+        })
+    }
+
+    /// The index of the event that carries the response (the first data that is a JSON
+    /// object without `method`: requests and notifications come before it), for SSE forms.
+    pub fn response_event(&self) -> Option<usize> {
+        let data: Vec<Option<&str>> = match &self.form {
+            Form::Events(events) => events.iter().map(|e| e.data_raw.as_deref()).collect(),
+            Form::SseRaw(blocks) => blocks.iter().map(|b| b.data.as_deref()).collect(),
+            _ => return None,
+        };
+        data.iter().position(|data| {
+            data.and_then(|d| serde_json::from_str::<Value>(d).ok())
+                .is_some_and(|m| m.is_object() && m.get("method").is_none())
+        })
+    }
+
+    /// How many SSE events it has (0 for other bodies).
+    pub fn events(&self) -> usize {
+        match &self.form {
+            Form::Events(events) => events.len(),
+            Form::SseRaw(blocks) => blocks.len(),
+            _ => 0,
+        }
+    }
+
+    /// Keeps only the first `n` SSE events.
+    pub fn truncate_events(&mut self, n: usize) {
+        match &mut self.form {
+            Form::Events(events) => events.truncate(n),
+            Form::SseRaw(blocks) => blocks.truncate(n),
+            _ => {}
+        }
+    }
+
+    /// The case reply.
+    pub fn reply(&self) -> Reply {
+        let received = self.content_type.clone();
+        let (json, raw, event, implied) = match &self.form {
+            Form::Empty => (None, None, Vec::new(), None),
+            Form::Json(text) => (
+                Some(text.clone()),
+                None,
+                Vec::new(),
+                Some("application/json"),
+            ),
+            Form::Raw(text) => (
+                None,
+                Some(text.clone()),
+                Vec::new(),
+                Some("application/json"),
+            ),
+            Form::Events(events) if events.is_empty() => (None, None, Vec::new(), Some("")),
+            Form::Events(events) => (None, None, events.clone(), Some("text/event-stream")),
+            Form::SseRaw(blocks) if blocks.is_empty() => (None, None, Vec::new(), Some("")),
+            Form::SseRaw(blocks) => {
+                let text = blocks.iter().map(|b| b.text.as_str()).collect();
+                (None, Some(text), Vec::new(), Some("application/json"))
+            }
+        };
+        // An SSE answer stalled or cut before its first event keeps its Content-Type.
+        let emptied = self.events() == 0 && matches!(self.form, Form::Events(_) | Form::SseRaw(_));
+        let content_type = match implied {
+            Some(implied) if received.as_deref() != Some(implied) || emptied => received,
+            _ => None,
+        };
+        Reply {
+            status: Some(self.status),
+            json,
+            raw,
+            event,
+            headers: self.headers.clone(),
+            content_type,
+            delay_ms: self.delay_ms,
+            event_gap_ms: self.event_gap_ms,
+            end: self.end,
+            cut_after: None,
+        }
+    }
+}
+
+/// The media type of a Content-Type, lowercased, without parameters.
+pub fn media_type(content_type: Option<&str>) -> String {
+    let value = content_type.unwrap_or_default();
+    let media = value.split(';').next().unwrap_or_default();
+    media.trim().to_ascii_lowercase()
+}
+
+/// `body` (an SSE stream) with the id of the response among its `data` lines marked.
+fn mark_sse(body: &str, request_id: &Value, placeholder: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut start = 0;
+    for (line, end) in blocks::lines(body) {
+        let ending = &body[start + line.len()..end];
+        match blocks::field(line, "data").and_then(|v| mark_id(v, request_id, placeholder)) {
+            Some(marked) => {
+                let prefix = &line[..line.len() - blocks::field(line, "data").unwrap_or("").len()];
+                out.push_str(prefix);
+                out.push_str(&marked);
+            }
+            None => out.push_str(line),
+        }
+        out.push_str(ending);
+        start = end;
+    }
+    out.push_str(&body[start..]);
+    out
+}
+
+/// A JSON text, pretty.
+fn pretty(text: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    serde_json::to_string_pretty(&value).ok()
+}
+
+fn json_form(marked: &str) -> Option<Form> {
+    pretty(marked).map(Form::Json)
+}
+
+/// The blocks as event tables, when each is one the case format can write (LF line ends).
+fn events_form(blocks: &[Block]) -> Option<Form> {
+    let events = blocks.iter().map(as_event).collect::<Option<Vec<_>>>()?;
+    Some(Form::Events(events))
+}
+
+fn as_event(block: &Block) -> Option<Event> {
+    if block.text.contains('\r') || !block.text.ends_with("\n\n") {
+        return None;
+    }
+    let mut event = Event::default();
+    for line in block.text.trim_end_matches('\n').split('\n') {
+        if let Some(comment) = line.strip_prefix(':') {
+            event.comment = Some(comment.strip_prefix(' ').unwrap_or(comment).to_owned());
+        } else if let Some(name) = blocks::field(line, "event") {
+            event.event = Some(name.to_owned());
+        } else if let Some(id) = blocks::field(line, "id") {
+            event.id = Some(id.to_owned());
+        } else if let Some(retry) = blocks::field(line, "retry") {
+            event.retry = Some(retry.parse().ok()?);
+        } else if blocks::field(line, "data").is_none() {
+            return None;
+        }
+    }
+    event.data_raw = block.data.clone();
+    Some(event)
+}
+
+/// Whether `form` (as a reply of `exchange`'s status) renders to the recorded body, with the
+/// recorded request's placeholders.
+fn renders_as(form: &Form, exchange: &Exchange) -> bool {
+    let recorded = Recorded {
+        status: exchange.status,
+        headers: BTreeMap::new(),
+        content_type: None,
+        form: form.clone(),
+        delay_ms: 0,
+        event_gap_ms: 0,
+        end: End::Complete,
+    };
+    let placeholders = Placeholders::from_request(&exchange.request);
+    body_bytes(&script::response(&recorded.reply(), &placeholders).body) == exchange.body
+}
+
+/// A rendered body's bytes.
+pub fn body_bytes(body: &Body) -> Vec<u8> {
+    match body {
+        Body::Empty => Vec::new(),
+        Body::Fixed(bytes) => bytes.clone(),
+        Body::Events(events) => events.concat(),
+    }
+}
+
+/// The mean gap between the arrivals of consecutive events, in whole milliseconds.
+fn mean_gap(exchange: &Exchange, body: &str) -> u64 {
+    let mut end = 0;
+    let times: Vec<u64> = blocks::split(body)
+        .iter()
+        .filter_map(|block| {
+            end += block.text.len();
+            exchange.arrived_by(end)
+        })
+        .collect();
+    let gaps = times.len().saturating_sub(1) as u64;
+    let spread = match (times.first(), times.last()) {
+        (Some(first), Some(last)) => last.saturating_sub(*first),
+        _ => 0,
+    };
+    bounded_ms(spread.checked_div(gaps).unwrap_or(0))
+}
+
+fn kept_headers(headers: &[(String, String)]) -> BTreeMap<String, String> {
+    headers
+        .iter()
+        .filter(|(name, _)| !DROPPED_HEADERS.contains(&name.as_str()))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
