@@ -1,7 +1,7 @@
 //! The expectation of a written case: what the reference classifier makes of its reply, as the
 //! wire server will send it to the recorded request.
 
-use super::reply::body_bytes;
+use super::reply::{as_loaded, body_bytes};
 use crate::case::{End, Expect, Reply};
 use crate::classify::{BodyEnd, Classification, Classifier};
 use crate::outcome::Outcome;
@@ -12,7 +12,10 @@ use serde_json::Value;
 /// The classifier's judgement of `reply` sent in answer to `request`.
 pub fn classify_reply(reply: &Reply, request: &Value) -> Classification {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let response = script::response(reply, &Placeholders::from_request(request));
+    let response = script::response(
+        &as_loaded(reply.clone()),
+        &Placeholders::from_request(request),
+    );
     let Some(status) = response.status else {
         return match reply.end {
             End::Stall => {

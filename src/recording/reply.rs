@@ -295,7 +295,16 @@ fn renders_as(form: &Form, exchange: &Exchange) -> bool {
         end: End::Complete,
     };
     let placeholders = Placeholders::from_request(&exchange.request);
-    body_bytes(&script::response(&recorded.reply(), &placeholders).body) == exchange.body
+    body_bytes(&script::response(&as_loaded(recorded.reply()), &placeholders).body) == exchange.body
+}
+
+/// `reply` as loading a case file leaves it: a `json` text compact, as the wire server sends it.
+pub fn as_loaded(mut reply: Reply) -> Reply {
+    if let Some(json) = &reply.json {
+        let compact = serde_json::from_str::<Value>(json).map(|v| v.to_string());
+        reply.json = compact.ok().or(reply.json);
+    }
+    reply
 }
 
 /// A rendered body's bytes.
@@ -331,4 +340,83 @@ fn kept_headers(headers: &[(String, String)]) -> BTreeMap<String, String> {
         .filter(|(name, _)| !DROPPED_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| (name.clone(), value.clone()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn exchange(content_type: &str, body: &str, arrivals: Vec<(usize, u64)>) -> Exchange {
+        Exchange {
+            origin: "test".into(),
+            request: json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}),
+            protocol_version: None,
+            status: 200,
+            headers: vec![
+                ("content-type".into(), content_type.into()),
+                ("date".into(), "Fri, 04 Dec 2026 18:00:00 GMT".into()),
+                ("x-kept".into(), "yes".into()),
+            ],
+            body: body.as_bytes().to_vec(),
+            arrivals,
+            head_ms: 7,
+            end: BodyEnd::Complete,
+        }
+    }
+
+    /// The body the reply sends to a request with id `id`.
+    fn sent(recorded: &Recorded, id: Value) -> String {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"});
+        let reply = as_loaded(recorded.reply());
+        let response = script::response(&reply, &Placeholders::from_request(&request));
+        String::from_utf8(body_bytes(&response.body)).unwrap()
+    }
+
+    #[test]
+    fn each_body_replays_byte_for_byte_with_the_replays_id() {
+        let crlf = "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\r\n\r\n";
+        let lf = ": hi\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n";
+        let compact = r#"{"jsonrpc":"2.0","id":3,"result":{"isError":false}}"#;
+        let spaced = r#"{"jsonrpc": "2.0", "id": 3, "result": {}}"#;
+        for (content_type, body, form) in [
+            ("text/event-stream", crlf, "SseRaw"),
+            ("text/event-stream", lf, "Events"),
+            ("application/json", compact, "Json"),
+            ("application/json", spaced, "Raw"),
+            ("text/html", "<p>3</p>", "Raw"),
+        ] {
+            let recorded = Recorded::of(&exchange(content_type, body, Vec::new())).unwrap();
+            assert!(
+                format!("{:?}", recorded.form).starts_with(form),
+                "{body:?}: {recorded:?}"
+            );
+            assert_eq!(sent(&recorded, json!(3)), body);
+            let replayed = body.replace("\"id\":3", "\"id\":\"abc\"");
+            let replayed = replayed.replace("\"id\": 3", "\"id\": \"abc\"");
+            assert_eq!(sent(&recorded, json!("abc")), replayed, "{body:?}");
+        }
+    }
+
+    #[test]
+    fn headers_timing_and_the_content_type_are_kept_as_the_case_format_needs() {
+        let body = "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n";
+        let first = body.find("\n\n").unwrap() + 2;
+        let arrivals = vec![(first, 0), (body.len(), 40)];
+        let recorded = Recorded::of(&exchange("text/event-stream", body, arrivals)).unwrap();
+        let reply = recorded.reply();
+        assert_eq!((reply.delay_ms, reply.event_gap_ms), (7, 40));
+        assert_eq!(reply.content_type, None, "implied by the events");
+        assert_eq!(reply.headers.keys().collect::<Vec<_>>(), ["x-kept"]);
+        assert_eq!(recorded.response_event(), Some(1));
+        let wrong = recorded.with_other_id().unwrap();
+        assert!(sent(&wrong, json!(3)).contains("\"id\":1003"));
+    }
+
+    #[test]
+    fn a_body_that_is_not_text_cannot_be_a_case() {
+        let mut exchange = exchange("application/json", "", Vec::new());
+        exchange.body = vec![0xff, 0xfe];
+        assert!(Recorded::of(&exchange).unwrap_err().contains("not UTF-8"));
+    }
 }

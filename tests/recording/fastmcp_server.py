@@ -29,6 +29,9 @@ def fail(reason: str) -> str:
 
 sock = socket.socket()
 sock.bind(("127.0.0.1", 0))
+# Listening before the port is printed: a client that connects at once waits in the backlog
+# until uvicorn has started, instead of being refused.
+sock.listen(128)
 print(f"port {sock.getsockname()[1]}", flush=True)
 config = uvicorn.Config(mcp.streamable_http_app(), log_level="warning")
 uvicorn.Server(config).run(sockets=[sock])
