@@ -135,6 +135,31 @@ fn record_live(mode: &str) -> Option<(tempfile::TempDir, Vec<Outcome>, Vec<Repor
     Some((out, live, reports))
 }
 
+/// The cases docs/record-import.md shows `record` writing of this server are among the lines
+/// printed here (the command line prints each report as it is); the lines around them are
+/// checked by cli/tests/record_import.rs.
+fn the_docs_show_these_lines(reports: &[Report], out: &Path) {
+    let doc = std::fs::read_to_string("docs/record-import.md").unwrap();
+    let start = doc.find("Recording the FastMCP server").unwrap();
+    let block = &doc[start..doc[start..].find("\n```\n").unwrap() + start];
+    let printed: Vec<String> = reports
+        .iter()
+        .map(|r| {
+            r.to_string()
+                .replace(&out.display().to_string(), "recorded")
+        })
+        .collect();
+    let shown: Vec<&str> = block.lines().filter(|l| l.starts_with("wrote ")).collect();
+    assert!(!shown.is_empty());
+    for line in shown {
+        assert!(
+            printed.iter().any(|p| p == line),
+            "docs/record-import.md shows `{line}`, which record did not print:\n{}",
+            printed.join("\n")
+        );
+    }
+}
+
 fn written(reports: Vec<Report>) -> Vec<Written> {
     reports
         .into_iter()
@@ -196,6 +221,7 @@ fn record_round_trips_a_real_servers_sse_answers_success_and_tool_error() {
     let Some((out, live, reports)) = record_live("sse") else {
         return;
     };
+    the_docs_show_these_lines(&reports, out.path());
     let written = written(reports);
     // Two calls, each the recorded case and its four variants.
     assert_eq!(written.len(), 10, "{written:?}");

@@ -26,6 +26,7 @@ Examples:
   mcp-error-layers run tool/ --json -       the tool/ cases, the JSON report on stdout
   mcp-error-layers run -- ./my-adapter.sh   an adapter program (the endpoint URL is appended)
   mcp-error-layers list --json              the cases as JSON
+  mcp-error-layers import capture.har       a HAR file's tools/call exchanges as cases
   mcp-error-layers completions bash         a bash completion script (also zsh, fish, ...)
 
 Exit codes:
@@ -68,6 +69,7 @@ enum Command {
     #[command(after_help = record::RECORD_HELP)]
     Record(record::RecordArgs),
     /// Turn a HAR file's tools/call exchanges into cases.
+    #[command(after_help = import::IMPORT_HELP)]
     Import(import::ImportArgs),
     /// Build the HTML matrix of cases × adapters from JSON reports.
     ///

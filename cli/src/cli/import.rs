@@ -7,6 +7,15 @@ use mcp_error_layers::recording::{Fault, Report, read_har, stem, write_family};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// The end of `import --help`.
+pub const IMPORT_HELP: &str = "\
+Each tools/call becomes NNN-TOOL.toml (and NNN-TOOL-FAULT.toml per --fault), with the expectation
+the reference classifier gives its reply, printed for review (docs/record-import.md).
+
+Example:
+  mcp-error-layers import capture.har --out imported --fault wrong-id
+  mcp-error-layers run --cases imported --no-builtin";
+
 /// Options of `import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {

@@ -17,7 +17,7 @@ or use --max-exchanges), or after --max-exchanges tools/call exchanges.
 Example:
   mcp-error-layers record --upstream http://127.0.0.1:8000/mcp --fault wrong-id
   # point the client at the printed address, make its calls, press Ctrl-C
-  mcp-error-layers run recorded/";
+  mcp-error-layers run --cases recorded --no-builtin";
 
 /// Options of `record`.
 #[derive(Debug, Args)]
