@@ -21,6 +21,7 @@ mod loopback;
 mod proxy;
 mod reply;
 mod session;
+mod sse_form;
 mod writer;
 
 pub use exchange::{Exchange, MAX_RECORDED_BODY};

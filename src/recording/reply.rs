@@ -10,6 +10,7 @@
 use super::blocks::{self, Block};
 use super::exchange::{Exchange, bounded_ms};
 use super::id_span::mark_id;
+use super::sse_form::{events_form, mark_sse};
 use crate::case::{End, Event, Reply};
 use crate::classify::BodyEnd;
 use crate::wire::Placeholders;
@@ -84,6 +85,7 @@ impl Recorded {
             "text/event-stream" => {
                 let blocks = blocks::split(&mark_sse(text, &id, "\"$id\""));
                 events_form(&blocks)
+                    .map(Form::Events)
                     .filter(|form| renders_as(form, exchange))
                     .unwrap_or(Form::SseRaw(blocks))
             }
@@ -223,27 +225,6 @@ pub fn media_type(content_type: Option<&str>) -> String {
     media.trim().to_ascii_lowercase()
 }
 
-/// `body` (an SSE stream) with the id of the response among its `data` lines marked.
-fn mark_sse(body: &str, request_id: &Value, placeholder: &str) -> String {
-    let mut out = String::with_capacity(body.len());
-    let mut start = 0;
-    for (line, end) in blocks::lines(body) {
-        let ending = &body[start + line.len()..end];
-        match blocks::field(line, "data").and_then(|v| mark_id(v, request_id, placeholder)) {
-            Some(marked) => {
-                let prefix = &line[..line.len() - blocks::field(line, "data").unwrap_or("").len()];
-                out.push_str(prefix);
-                out.push_str(&marked);
-            }
-            None => out.push_str(line),
-        }
-        out.push_str(ending);
-        start = end;
-    }
-    out.push_str(&body[start..]);
-    out
-}
-
 /// A JSON text, pretty.
 fn pretty(text: &str) -> Option<String> {
     let value: Value = serde_json::from_str(text).ok()?;
@@ -252,34 +233,6 @@ fn pretty(text: &str) -> Option<String> {
 
 fn json_form(marked: &str) -> Option<Form> {
     pretty(marked).map(Form::Json)
-}
-
-/// The blocks as event tables, when each is one the case format can write (LF line ends).
-fn events_form(blocks: &[Block]) -> Option<Form> {
-    let events = blocks.iter().map(as_event).collect::<Option<Vec<_>>>()?;
-    Some(Form::Events(events))
-}
-
-fn as_event(block: &Block) -> Option<Event> {
-    if block.text.contains('\r') || !block.text.ends_with("\n\n") {
-        return None;
-    }
-    let mut event = Event::default();
-    for line in block.text.trim_end_matches('\n').split('\n') {
-        if let Some(comment) = line.strip_prefix(':') {
-            event.comment = Some(comment.strip_prefix(' ').unwrap_or(comment).to_owned());
-        } else if let Some(name) = blocks::field(line, "event") {
-            event.event = Some(name.to_owned());
-        } else if let Some(id) = blocks::field(line, "id") {
-            event.id = Some(id.to_owned());
-        } else if let Some(retry) = blocks::field(line, "retry") {
-            event.retry = Some(retry.parse().ok()?);
-        } else if blocks::field(line, "data").is_none() {
-            return None;
-        }
-    }
-    event.data_raw = block.data.clone();
-    Some(event)
 }
 
 /// Whether `form` (as a reply of `exchange`'s status) renders to the recorded body, with the
