@@ -76,3 +76,23 @@ pub fn is_tool_call(message: &Value) -> bool {
 pub fn bounded_ms(ms: u64) -> u64 {
     ms.min(MAX_RECORDED_WAIT_MS)
 }
+
+/// A `tools/call` exchange with id 3 answered 200 with `body` of `content_type`, for tests.
+#[cfg(test)]
+pub fn sample(content_type: &str, body: &str) -> Exchange {
+    Exchange {
+        origin: "test".into(),
+        request: serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}),
+        protocol_version: None,
+        status: 200,
+        headers: vec![
+            ("content-type".into(), content_type.into()),
+            ("date".into(), "Fri, 04 Dec 2026 18:00:00 GMT".into()),
+            ("x-kept".into(), "yes".into()),
+        ],
+        body: body.as_bytes().to_vec(),
+        arrivals: Vec::new(),
+        head_ms: 7,
+        end: BodyEnd::Complete,
+    }
+}

@@ -130,7 +130,86 @@ fn cut(recorded: &Recorded, n: usize) -> Result<Reply, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::exchange::sample;
+    use super::super::expect::classify_reply;
     use super::*;
+    use crate::outcome::Outcome;
+    use serde_json::json;
+
+    const SSE: &str = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n\
+                       data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}\n\n";
+
+    /// What the classifier makes of the variant's first reply, sent to the recorded request.
+    fn judged(fault: &str, content_type: &str, body: &str) -> Result<Outcome, String> {
+        let recorded = Recorded::of(&sample(content_type, body)).unwrap();
+        let faulted = fault.parse::<Fault>().unwrap().apply(&recorded)?;
+        let request = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"});
+        Ok(classify_reply(&faulted.replies[0], &request).outcome)
+    }
+
+    #[test]
+    fn each_fault_breaks_the_answer_as_it_says() {
+        let json = r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#;
+        for (fault, content_type, body, outcome) in [
+            (
+                "http-503-before",
+                "application/json",
+                json,
+                Outcome::HttpError,
+            ),
+            (
+                "wrong-id",
+                "application/json",
+                json,
+                Outcome::InvalidEnvelope,
+            ),
+            (
+                "wrong-id",
+                "text/event-stream",
+                SSE,
+                Outcome::InvalidEnvelope,
+            ),
+            ("stall", "application/json", json, Outcome::Timeout),
+            ("stall", "text/event-stream", SSE, Outcome::Timeout),
+            (
+                "cut-after-event=1",
+                "text/event-stream",
+                SSE,
+                Outcome::StreamIncomplete,
+            ),
+            (
+                "cut-after-event=0",
+                "text/event-stream",
+                SSE,
+                Outcome::StreamIncomplete,
+            ),
+        ] {
+            assert_eq!(
+                judged(fault, content_type, body),
+                Ok(outcome),
+                "{fault} {content_type}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stall_keeps_the_events_before_the_response_and_a_cut_needs_events() {
+        let recorded = Recorded::of(&sample("text/event-stream", SSE)).unwrap();
+        let stalled = Fault::Stall.apply(&recorded).unwrap();
+        assert_eq!(
+            stalled.replies[0].event.len(),
+            1,
+            "the notification goes out"
+        );
+        assert_eq!(stalled.replies[0].end, End::Stall);
+        assert_eq!(stalled.timeout_ms, Some(STALL_TIMEOUT_MS));
+        let error = judged("cut-after-event=2", "text/event-stream", SSE).unwrap_err();
+        assert!(error.contains("has 2 event(s)"), "{error}");
+        let error = judged("cut-after-event=0", "application/json", "{}").unwrap_err();
+        assert!(error.contains("needs an SSE answer"), "{error}");
+        let error = judged("wrong-id", "application/json", "{}").unwrap_err();
+        assert!(error.contains("echoes no request id"), "{error}");
+    }
 
     #[test]
     fn the_words_parse_and_name_their_files() {

@@ -227,3 +227,64 @@ fn header<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
         .find(|h| h.name.eq_ignore_ascii_case(name))
         .map(|h| h.value.as_str())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+    use serde_json::json;
+
+    fn entry(request: Value, status: i64, content: Value) -> Value {
+        json!({
+            "request": {"method": "POST", "url": "http://127.0.0.1:1/mcp",
+                        "headers": [{"name": "MCP-Protocol-Version", "value": "2025-11-25"}],
+                        "postData": {"mimeType": "application/json", "text": request.to_string()}},
+            "response": {"status": status, "headers": [{"name": "Content-Type", "value": "application/json"}],
+                         "content": content},
+            "timings": {"wait": 12.6}
+        })
+    }
+
+    fn read(entries: Vec<Value>) -> Imported {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("capture.har");
+        std::fs::write(&path, json!({"log": {"entries": entries}}).to_string()).unwrap();
+        read_har(&path).unwrap()
+    }
+
+    #[test]
+    fn calls_come_with_the_session_before_them_and_base64_bodies_decoded() {
+        let call =
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "t"}});
+        let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+        let listed = json!({"jsonrpc": "2.0", "id": 4, "result": {"tools": [{"name": "t"}]}});
+        let answer = r#"{"jsonrpc":"2.0","id":5,"result":{"content":[]}}"#;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(answer);
+        let imported = read(vec![
+            entry(list, 200, json!({"text": listed.to_string()})),
+            entry(call, 200, json!({"text": encoded, "encoding": "base64"})),
+        ]);
+        assert!(imported.notes.is_empty(), "{:?}", imported.notes);
+        let [(exchange, session)] = &imported.exchanges[..] else {
+            panic!("{:?}", imported.exchanges)
+        };
+        assert_eq!(exchange.body, answer.as_bytes());
+        assert_eq!(exchange.head_ms, 13);
+        assert_eq!(exchange.protocol_version.as_deref(), Some("2025-11-25"));
+        assert_eq!(session.tools, [json!({"name": "t"})]);
+    }
+
+    #[test]
+    fn a_call_without_a_response_is_a_note_naming_the_entry() {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"});
+        let imported = read(vec![entry(call, 0, json!({}))]);
+        assert!(imported.exchanges.is_empty());
+        let [note] = &imported.notes[..] else {
+            panic!("{:?}", imported.notes)
+        };
+        assert!(
+            note.contains("capture.har: log.entries[0]: response.status 0 is no HTTP status"),
+            "{note}"
+        );
+    }
+}

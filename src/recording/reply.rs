@@ -302,19 +302,8 @@ mod tests {
 
     fn exchange(content_type: &str, body: &str, arrivals: Vec<(usize, u64)>) -> Exchange {
         Exchange {
-            origin: "test".into(),
-            request: json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}),
-            protocol_version: None,
-            status: 200,
-            headers: vec![
-                ("content-type".into(), content_type.into()),
-                ("date".into(), "Fri, 04 Dec 2026 18:00:00 GMT".into()),
-                ("x-kept".into(), "yes".into()),
-            ],
-            body: body.as_bytes().to_vec(),
             arrivals,
-            head_ms: 7,
-            end: BodyEnd::Complete,
+            ..super::super::exchange::sample(content_type, body)
         }
     }
 
