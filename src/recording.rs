@@ -3,8 +3,9 @@
 //! of one recorded answer).
 //!
 //! Each `tools/call` exchange becomes one case file whose reply reproduces the server's body
-//! byte for byte, with the echoed request id put back as `"$id"`, so the case answers any
-//! client's id as the server did. What `initialize` and `tools/list` said (the protocol
+//! byte for byte, with the echoed request id put back as `"$id"` (and the request's progress
+//! token as `"$progress_token"`), so the case answers any client's id as the server did. What
+//! `initialize` and `tools/list` said (the protocol
 //! version, the tool's annotations and schemas) goes into the case's top-level keys; the wire
 //! server answers those requests itself on replay. The expectation of every case written is
 //! the reference classifier's judgement of its reply ([`crate::classify`]), shown on stdout.

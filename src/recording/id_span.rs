@@ -16,6 +16,25 @@ pub fn mark_id(text: &str, request_id: &Value, placeholder: &str) -> Option<Stri
     Some(format!("{}{placeholder}{}", &text[..start], &text[end..]))
 }
 
+/// `text` with the `params.progressToken` of a `notifications/progress` replaced by
+/// `"$progress_token"`, when it is `token`. `None` otherwise.
+pub fn mark_progress_token(text: &str, token: &Value) -> Option<String> {
+    let message: Value = serde_json::from_str(text).ok()?;
+    let is_progress = message.get("method") == Some(&Value::from("notifications/progress"));
+    if !is_progress || message.pointer("/params/progressToken") != Some(token) {
+        return None;
+    }
+    let (params_start, params_end) = top_level_value(text, "params")?;
+    let params = &text[params_start..params_end];
+    let (start, end) = top_level_value(params, "progressToken")?;
+    let (start, end) = (params_start + start, params_start + end);
+    Some(format!(
+        "{}\"$progress_token\"{}",
+        &text[..start],
+        &text[end..]
+    ))
+}
+
 /// The byte range of the value of the top-level member `key` of the JSON object `text` (valid
 /// JSON, checked by the caller). Keys are compared as written (an escaped key is not found).
 fn top_level_value(text: &str, key: &str) -> Option<(usize, usize)> {
@@ -62,8 +81,28 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// The range of the scalar value after the `:` that follows `from` (an id is a string, a
-/// number or null).
+/// The index of the bracket that closes the object or array opening at `start`.
+fn container_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = start;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = string_end(bytes, at)?,
+            b'{' | b'[' => depth = depth.saturating_add(1),
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// The range of the value after the `:` that follows `from`.
 fn value_after_colon(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
     let colon = from + bytes[from..].iter().position(|b| *b == b':')?;
     let start = colon
@@ -71,8 +110,10 @@ fn value_after_colon(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
         + bytes[colon + 1..]
             .iter()
             .position(|b| !b.is_ascii_whitespace())?;
-    if bytes[start] == b'"' {
-        return Some((start, string_end(bytes, start)? + 1));
+    match bytes[start] {
+        b'"' => return Some((start, string_end(bytes, start)? + 1)),
+        b'{' | b'[' => return Some((start, container_end(bytes, start)? + 1)),
+        _ => {}
     }
     let len = bytes[start..]
         .iter()
@@ -98,6 +139,18 @@ mod tests {
             mark_id(text, &json!("a\"b"), "\"$other_id\"").unwrap(),
             r#"{"result":{"a":"\"id\""},"id":"$other_id"}"#
         );
+    }
+
+    #[test]
+    fn the_requests_progress_token_becomes_the_placeholder() {
+        let text = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"t-1","meta":{"a":[1]}}}"#;
+        assert_eq!(
+            mark_progress_token(text, &json!("t-1")).unwrap(),
+            text.replace("\"t-1\"", "\"$progress_token\"")
+        );
+        assert_eq!(mark_progress_token(text, &json!("t-2")), None);
+        let other = text.replace("notifications/progress", "notifications/message");
+        assert_eq!(mark_progress_token(&other, &json!("t-1")), None);
     }
 
     #[test]

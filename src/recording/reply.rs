@@ -10,7 +10,7 @@
 use super::blocks::{self, Block};
 use super::exchange::{Exchange, bounded_ms};
 use super::id_span::mark_id;
-use super::sse_form::{events_form, mark_sse};
+use super::sse_form::{events_form, mark_progress, mark_sse};
 use crate::case::{End, Event, Reply};
 use crate::classify::BodyEnd;
 use crate::wire::Placeholders;
@@ -83,7 +83,8 @@ impl Recorded {
                     .unwrap_or(Form::Raw(marked))
             }
             "text/event-stream" => {
-                let blocks = blocks::split(&mark_sse(text, &id, "\"$id\""));
+                let marked = mark_progress(&mark_sse(text, &id, "\"$id\""), &exchange.request);
+                let blocks = blocks::split(&marked);
                 events_form(&blocks)
                     .map(Form::Events)
                     .filter(|form| renders_as(form, exchange))
@@ -353,6 +354,19 @@ mod tests {
         assert_eq!(recorded.response_event(), Some(1));
         let wrong = recorded.with_other_id().unwrap();
         assert!(sent(&wrong, json!(3)).contains("\"id\":1003"));
+    }
+
+    #[test]
+    fn progress_goes_out_with_the_replaying_clients_token() {
+        let body = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":9,\"progress\":1}}\n\n";
+        let mut exchange = exchange("text/event-stream", body, Vec::new());
+        exchange.request["params"] = json!({"_meta": {"progressToken": 9}});
+        let recorded = Recorded::of(&exchange).unwrap();
+        let request = json!({"id": 1, "params": {"_meta": {"progressToken": "p"}}});
+        let reply = as_loaded(recorded.reply());
+        let response = script::response(&reply, &Placeholders::from_request(&request));
+        let sent = String::from_utf8(body_bytes(&response.body)).unwrap();
+        assert_eq!(sent, body.replace(":9,", ":\"p\","));
     }
 
     #[test]

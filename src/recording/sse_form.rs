@@ -2,20 +2,37 @@
 //! events as `[[call.reply.event]]` tables where the format can write them as sent.
 
 use super::blocks::{self, Block};
-use super::id_span::mark_id;
+use super::id_span::{mark_id, mark_progress_token};
 use crate::case::Event;
 use serde_json::Value;
 
 /// `body` (an SSE stream) with the id of the response among its `data` lines marked.
 pub fn mark_sse(body: &str, request_id: &Value, placeholder: &str) -> String {
+    map_data_lines(body, |data| mark_id(data, request_id, placeholder))
+}
+
+/// `body` (an SSE stream) with the progress token of its progress notifications put back as
+/// `"$progress_token"` where it is the request's (`params._meta.progressToken`): a replay
+/// then sends progress with the replaying client's token, and none to a client that asked
+/// for none (cases/README.md, "Placeholders").
+pub fn mark_progress(body: &str, request: &Value) -> String {
+    let Some(token) = request.pointer("/params/_meta/progressToken") else {
+        return body.to_owned();
+    };
+    map_data_lines(body, |data| mark_progress_token(data, token))
+}
+
+/// `body` with each single `data` line's value replaced by what `mark` makes of it, when it
+/// makes something; every other byte (line ends included) stays.
+fn map_data_lines(body: &str, mark: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(body.len());
     let mut start = 0;
     for (line, end) in blocks::lines(body) {
         let ending = &body[start + line.len()..end];
-        match blocks::field(line, "data").and_then(|v| mark_id(v, request_id, placeholder)) {
+        let value = blocks::field(line, "data");
+        match value.and_then(&mark) {
             Some(marked) => {
-                let prefix = &line[..line.len() - blocks::field(line, "data").unwrap_or("").len()];
-                out.push_str(prefix);
+                out.push_str(&line[..line.len() - value.unwrap_or_default().len()]);
                 out.push_str(&marked);
             }
             None => out.push_str(line),
