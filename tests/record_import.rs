@@ -1,15 +1,15 @@
-//! `record` and `import` (docs/record-import.md) against real things: a real server started
-//! here (the Python SDK's FastMCP, mcp 1.x, from the `python-sdk-v1` row's virtualenv, set up
-//! by the SDK rows' installer) and a HAR file a real exporter wrote (mitmproxy,
-//! `tests/recording/README.md`).
+//! `record` and `import` (docs/record-import.md) against real things: real servers started
+//! here (the Python SDK's FastMCP, mcp 1.x, from the `python-sdk-v1` row's virtualenv, and the
+//! TypeScript SDK from the `typescript-sdk` row's `node_modules`, both set up by the SDK rows'
+//! installer) and a HAR file a real exporter wrote (mitmproxy, `tests/recording/README.md`).
 //!
 //! What must hold: replaying a recorded case against the reference client gives the outcome the
 //! live server gave (a success, a tool error, an SSE answer, a JSON answer); every faulted
 //! variant loads and the reference client passes it; bad HAR files and non-loopback addresses
 //! are errors that name the file or the address.
 //!
-//! Without Python (or when the row's setup fails) the tests that need the server pass with a
-//! note on stderr, unless `MCP_ERROR_LAYERS_REQUIRE_SDKS` is set (CI): then they fail.
+//! Without Python or Node (or when a row's setup fails) the tests that need its server pass
+//! with a note on stderr, unless `MCP_ERROR_LAYERS_REQUIRE_SDKS` is set (CI): then they fail.
 
 use mcp_error_layers::CallContext;
 use mcp_error_layers::adapter::Adapter;
@@ -54,6 +54,30 @@ fn python() -> Option<PathBuf> {
     }
 }
 
+/// The typescript-sdk row's Node and a copy of `tests/recording/typescript_server.mjs` beside a
+/// link to the row's `node_modules` (where its imports resolve), or `None` (with a note) where
+/// the row cannot be set up and CI did not ask for it.
+fn node_server() -> Option<(PathBuf, PathBuf)> {
+    let node = match sdk_setup::installed("typescript-sdk") {
+        Ok(command) => command[0].clone(),
+        Err(why) if !required() => {
+            eprintln!("note: no TypeScript server to record, so this test checks nothing: {why}");
+            return None;
+        }
+        Err(why) => panic!("typescript-sdk: {why} ({} is set)", sdk_setup::REQUIRE_VAR),
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let folder = root.join("target/record-import/typescript");
+    std::fs::create_dir_all(&folder).unwrap();
+    let link = folder.join("node_modules");
+    let _ = std::fs::remove_file(&link);
+    let modules = root.join("harness/adapters/typescript-sdk/node_modules");
+    std::os::unix::fs::symlink(modules, &link).unwrap();
+    let script = folder.join("typescript_server.mjs");
+    std::fs::copy(root.join("tests/recording/typescript_server.mjs"), &script).unwrap();
+    Some((node, script))
+}
+
 fn required() -> bool {
     std::env::var_os(sdk_setup::REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0")
 }
@@ -65,14 +89,14 @@ struct Server {
 }
 
 impl Server {
-    fn start(python: &Path, mode: &str) -> Server {
-        let mut child = Command::new(python)
-            .arg("tests/recording/fastmcp_server.py")
-            .arg(mode)
+    /// Starts `program args...` and reads the port it prints first.
+    fn start(program: &Path, args: &[&Path]) -> Server {
+        let mut child = Command::new(program)
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start the FastMCP server");
+            .expect("start the server");
         let mut line = String::new();
         let stdout = child.stdout.take().unwrap();
         BufReader::new(stdout).read_line(&mut line).unwrap();
@@ -81,6 +105,12 @@ impl Server {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
+    }
+
+    /// The FastMCP server, answering SSE or (`json`) JSON.
+    fn python(python: &Path, mode: &str) -> Server {
+        let script = Path::new("tests/recording/fastmcp_server.py");
+        Server::start(python, &[script, Path::new(mode)])
     }
 }
 
@@ -128,7 +158,7 @@ fn record(server: &Server, out: &Path) -> (Vec<Outcome>, Vec<Report>) {
 /// Records a success and a tool error of a server started in `mode`: the folder of the cases,
 /// the live outcomes and the reports. `None` without Python.
 fn record_live(mode: &str) -> Option<(tempfile::TempDir, Vec<Outcome>, Vec<Report>)> {
-    let server = Server::start(&python()?, mode);
+    let server = Server::python(&python()?, mode);
     let out = tempfile::tempdir().unwrap();
     let (live, reports) = record(&server, out.path());
     assert_eq!(live, [Outcome::ToolSuccess, Outcome::ToolError]);
@@ -276,6 +306,42 @@ fn record_round_trips_a_real_servers_json_answers() {
     assert!(
         case.contains("json = '''"),
         "compact JSON is written pretty: {case}"
+    );
+    check_round_trip(&live, &written);
+}
+
+#[test]
+fn record_round_trips_the_typescript_sdks_sse_as_events_with_their_timing() {
+    let Some((node, script)) = node_server() else {
+        return;
+    };
+    let server = Server::start(&node, &[&script]);
+    let out = tempfile::tempdir().unwrap();
+    let (live, reports) = record(&server, out.path());
+    assert_eq!(live, [Outcome::ToolSuccess, Outcome::ToolError]);
+    let written = written(reports);
+    let source = CaseSource {
+        id: "001-add_numbers".into(),
+        origin: "001-add_numbers.toml".into(),
+        text: std::fs::read_to_string(out.path().join("001-add_numbers.toml"))
+            .map_err(|e| e.to_string()),
+    };
+    let case = source.load().unwrap();
+    let reply = &case.file.call[0].reply[0];
+    // A log notification, then the result 40 ms later: two event tables, the gap kept.
+    assert_eq!(reply.event.len(), 2, "{reply:?}");
+    assert!(reply.event_gap_ms >= 20, "{reply:?}");
+    assert!(
+        reply.event[1]
+            .data_raw
+            .as_deref()
+            .unwrap()
+            .contains(r#""id":"$id""#)
+    );
+    let stalled = std::fs::read_to_string(out.path().join("001-add_numbers-stall.toml")).unwrap();
+    assert!(
+        stalled.contains("notifications/message"),
+        "the notification goes out: {stalled}"
     );
     check_round_trip(&live, &written);
 }
