@@ -417,3 +417,36 @@ fn record_refuses_addresses_off_this_machine_naming_them() {
         assert!(error.starts_with(wanted), "{error}");
     }
 }
+
+#[test]
+fn a_503_before_a_read_only_tools_answer_expects_the_retry_a_correct_client_makes() {
+    let imported = read_har(Path::new(HAR)).unwrap();
+    let (exchange, session) = &imported.exchanges[0];
+    let mut session = session.clone();
+    for tool in &mut session.tools {
+        tool["annotations"] = json!({"readOnlyHint": true});
+    }
+    let out = tempfile::tempdir().unwrap();
+    let faults = ["http-503-before".parse().unwrap()];
+    let written = written(write_family(
+        out.path(),
+        "001-add_numbers",
+        exchange,
+        &session,
+        &faults,
+    ));
+    let variant = &written[1];
+    assert_eq!(variant.expect.outcome, Outcome::ToolSuccess, "{variant:?}");
+    assert_eq!(variant.expect.tool_posts, Some(2), "{variant:?}");
+    let case = std::fs::read_to_string(&variant.path).unwrap();
+    assert!(
+        case.contains("annotations = { readOnlyHint = true }"),
+        "{case}"
+    );
+    let (verdict, observed, calls) = replay(variant);
+    assert_eq!(
+        (verdict, observed),
+        (Verdict::Pass, Some(Outcome::ToolSuccess)),
+        "{calls}"
+    );
+}

@@ -175,47 +175,41 @@ impl Recorded {
 
     /// The case reply.
     pub fn reply(&self) -> Reply {
-        let received = self.content_type.clone();
-        let (json, raw, event, implied) = match &self.form {
-            Form::Empty => (None, None, Vec::new(), None),
-            Form::Json(text) => (
-                Some(text.clone()),
-                None,
-                Vec::new(),
-                Some("application/json"),
-            ),
-            Form::Raw(text) => (
-                None,
-                Some(text.clone()),
-                Vec::new(),
-                Some("application/json"),
-            ),
-            Form::Events(events) if events.is_empty() => (None, None, Vec::new(), Some("")),
-            Form::Events(events) => (None, None, events.clone(), Some("text/event-stream")),
-            Form::SseRaw(blocks) if blocks.is_empty() => (None, None, Vec::new(), Some("")),
-            Form::SseRaw(blocks) => {
-                let text = blocks.iter().map(|b| b.text.as_str()).collect();
-                (None, Some(text), Vec::new(), Some("application/json"))
-            }
-        };
-        // An SSE answer stalled or cut before its first event keeps its Content-Type.
-        let emptied = self.events() == 0 && matches!(self.form, Form::Events(_) | Form::SseRaw(_));
-        let content_type = match implied {
-            Some(implied) if received.as_deref() != Some(implied) || emptied => received,
-            _ => None,
-        };
-        Reply {
+        let mut reply = Reply {
             status: Some(self.status),
-            json,
-            raw,
-            event,
             headers: self.headers.clone(),
-            content_type,
             delay_ms: self.delay_ms,
             event_gap_ms: self.event_gap_ms,
             end: self.end,
-            cut_after: None,
+            ..Reply::default()
+        };
+        // The Content-Type the body form implies; the received one is written when it differs.
+        // An SSE answer stalled or cut before its first event has no body form, and keeps it.
+        let implied = match &self.form {
+            Form::Empty => return reply,
+            Form::Json(text) => {
+                reply.json = Some(text.clone());
+                Some("application/json")
+            }
+            Form::Raw(text) => {
+                reply.raw = Some(text.clone());
+                Some("application/json")
+            }
+            Form::Events(events) if events.is_empty() => None,
+            Form::Events(events) => {
+                reply.event = events.clone();
+                Some("text/event-stream")
+            }
+            Form::SseRaw(blocks) if blocks.is_empty() => None,
+            Form::SseRaw(blocks) => {
+                reply.raw = Some(blocks.iter().map(|b| b.text.as_str()).collect());
+                Some("application/json")
+            }
+        };
+        if self.content_type.as_deref() != implied {
+            reply.content_type = self.content_type.clone();
         }
+        reply
     }
 }
 

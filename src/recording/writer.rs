@@ -184,6 +184,7 @@ impl<'a> Family<'a> {
         let decisive = match (fault, faulted.replies.as_slice()) {
             (Some(Fault::Http503Before), [_, recorded]) if repeatable => recorded,
             (_, [first, ..]) => first,
+            // Never: every variant has a reply.
             (_, []) => {
                 return (
                     Classification::connection_error("no reply"),
