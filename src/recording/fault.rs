@@ -20,7 +20,7 @@ pub enum Fault {
     /// `cut-after-event=N`: the SSE stream closes after its first N events (SSE answers only).
     CutAfterEvent(usize),
     /// `stall`: the head and the events before the response go out, then nothing (the call's
-    /// timeout is [`STALL_TIMEOUT_MS`]).
+    /// timeout is 400 ms, `STALL_TIMEOUT_MS`).
     Stall,
     /// `wrong-id`: the response carries another id than the request's.
     WrongId,

@@ -1,9 +1,9 @@
 //! `record`: a loopback proxy between a client and a real local server. It forwards every
 //! request as it came and every answer as it comes (SSE events pass through as they arrive),
-//! and writes each `tools/call` exchange as a family of cases ([`write_family`]).
+//! and writes each `tools/call` exchange as a family of cases (`writer::write_family`).
 //!
 //! Bounds: a request is read as the wire server reads one (16 MiB body, 64 KiB head); an answer
-//! body is kept up to [`MAX_RECORDED_BODY`] (a longer one is forwarded, not written); the
+//! body is kept up to `MAX_RECORDED_BODY` (a longer one is forwarded, not written); the
 //! recorder stops after `max_exchanges` `tools/call` exchanges; the upstream must send its
 //! status line within [`UPSTREAM_HEAD_TIMEOUT`].
 
@@ -40,7 +40,7 @@ pub struct RecorderOptions {
     pub out: PathBuf,
     /// The faulted variants to write of each exchange.
     pub faults: Vec<Fault>,
-    /// Stop after this many `tools/call` exchanges (1 to [`MAX_EXCHANGES`]).
+    /// Stop after this many `tools/call` exchanges (1 to 10 000, `MAX_EXCHANGES`).
     pub max_exchanges: usize,
 }
 

@@ -1,7 +1,7 @@
 //! A recorded answer as a case's reply that reproduces it byte for byte.
 //!
 //! The body form is the most readable one that renders to the same bytes, checked by rendering
-//! it as the wire server will ([`crate::wire::script::response`]) with the recorded request's
+//! it as the wire server will (`wire::script::response`) with the recorded request's
 //! placeholders: `json` (pretty in the file, sent compactly) when the server sent compact JSON,
 //! SSE `event` tables (with the mean gap between events) when the stream's events render as
 //! written (LF line ends, fields in the usual order), `raw` otherwise (CRLF streams, JSON with
