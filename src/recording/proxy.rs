@@ -5,7 +5,8 @@
 //! Bounds: a request is read as the wire server reads one (16 MiB body, 64 KiB head); an answer
 //! body is kept up to `MAX_RECORDED_BODY` (a longer one is forwarded, not written); the
 //! recorder stops after `max_exchanges` `tools/call` exchanges; the upstream must send its
-//! status line within [`UPSTREAM_HEAD_TIMEOUT`].
+//! status line within [`UPSTREAM_HEAD_TIMEOUT`]; a client must send each request within
+//! [`REQUEST_WITHIN`], on at most [`MAX_CONNECTIONS`] connections at once.
 
 mod forward;
 
@@ -21,10 +22,19 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::BufReader;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::timeout;
 
 /// How long the upstream may take to send its status line: 60 s.
 pub const UPSTREAM_HEAD_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a client connection may take to send a complete request (from its accept, or the
+/// end of the previous answer) before it is closed: 60 s, as the wire server allows.
+pub const REQUEST_WITHIN: Duration = Duration::from_secs(60);
+
+/// The most client connections open at once: 256. A client that opens more waits for one to
+/// close.
+pub const MAX_CONNECTIONS: usize = 256;
 
 /// The most `tools/call` exchanges one recording may take: 10 000.
 pub const MAX_EXCHANGES: usize = 10_000;
@@ -174,12 +184,21 @@ async fn serve(
     let Ok(listener) = TcpListener::from_std(listener) else {
         return;
     };
+    let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
+        // At most MAX_CONNECTIONS at once: the next accept waits for one to end.
+        let Ok(permit) = open.clone().acquire_owned().await else {
+            return;
+        };
         tokio::select! {
             _ = stopped.wait_for(|stop| *stop) => return,
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
-                    tokio::spawn(connection(stream, shared.clone()));
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        connection(stream, shared).await;
+                        drop(permit);
+                    });
                 } else {
                     // EMFILE and the like: let the backlog drain instead of spinning.
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -192,7 +211,7 @@ async fn serve(
 async fn connection(stream: TcpStream, shared: Arc<Shared>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
-    while let Ok(request) = read_request(&mut reader).await {
+    while let Ok(Ok(request)) = timeout(REQUEST_WITHIN, read_request(&mut reader)).await {
         let close = request.wants_close();
         if !forward(&shared, request, &mut write).await || close {
             return;

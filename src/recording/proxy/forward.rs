@@ -48,7 +48,11 @@ pub(super) async fn forward<W: AsyncWriteExt + Unpin>(
     let end = loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
-                taken.add(&chunk, millis(started.elapsed()));
+                // Only a JSON-RPC request's answer can become or inform a case: a GET's
+                // stream passes through untaken.
+                if message.is_some() {
+                    taken.add(&chunk, millis(started.elapsed()));
+                }
                 let framed =
                     [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
                 if chunked && client_ok && out.write_all(&framed).await.is_err() {
