@@ -33,6 +33,7 @@ use crate::runner::RunOptions;
 use std::time::{Duration, Instant};
 
 mod pool;
+pub mod recording;
 
 pub use crate::baseline::{Baseline, Loaded as LoadedBaseline};
 pub use crate::checks::{Check, NAMES as CHECK_NAMES};
