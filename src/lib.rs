@@ -557,6 +557,8 @@ pub mod baseline;
 pub mod case;
 #[doc(hidden)]
 pub mod checks;
+#[doc(hidden)]
+pub mod coarse;
 pub(crate) mod era;
 #[doc(hidden)]
 pub mod explain;
