@@ -134,6 +134,14 @@ fn a_client_that_never_exits_is_a_hang_and_its_group_is_killed() {
 }
 
 #[test]
+fn a_conformance_client_reports_no_announce_timeout_to_repeat_as_a_flag() {
+    use mcp_error_layers::adapter::Driver;
+    let info = client(&[]).info();
+    assert_eq!(info.announce_timeout, None);
+    assert!(info.start_up_timeout.is_some());
+}
+
+#[test]
 fn a_case_that_tests_its_tool_name_keeps_it() {
     let record = run(&client(&[]), "requests/non-ascii-tool-name");
     let call = record.exchanges.iter().find(|e| e.is_tool_call()).unwrap();

@@ -332,7 +332,9 @@ impl Driver for ProcessAdapter {
         DriverInfo {
             name: identity.name,
             version: identity.version,
-            announce_timeout: Some(self.announce_timeout),
+            // A conformance client never announces: no allowance to report (or to repeat as a
+            // flag, which `run --conformance-client` refuses).
+            announce_timeout: (!self.conformance).then_some(self.announce_timeout),
             start_up_timeout: Some(self.start_up_timeout),
         }
     }
