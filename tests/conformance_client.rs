@@ -127,6 +127,16 @@ fn an_error_expectation_is_judged_coarsely_on_checks_and_counts() {
 }
 
 #[test]
+fn the_explanation_of_a_coarse_call_says_it_was_judged_coarsely() {
+    let record = run(&client(&[]), "retry/destructive-503-not-retried");
+    let text = mcp_error_layers::explain::explain(&record);
+    assert!(
+        text.contains("\n  coarse: judged on its request checks and server counts only"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_client_that_never_exits_is_a_hang_and_its_group_is_killed() {
     let record = run(&client(&[]), "transport/headers-then-silence");
     assert_eq!(record.verdict, Verdict::Hang, "{record:#?}");
