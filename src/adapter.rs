@@ -277,6 +277,8 @@ pub struct DriverInfo {
     pub announce_timeout: Option<Duration>,
     /// How long a program started for one call had before its first request.
     pub start_up_timeout: Option<Duration>,
+    /// Whether the program is a conformance client ([`Observes::ExitStatus`]).
+    pub conformance_client: bool,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

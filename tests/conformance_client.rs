@@ -148,6 +148,7 @@ fn a_conformance_client_reports_no_announce_timeout_to_repeat_as_a_flag() {
     use mcp_error_layers::adapter::Driver;
     let info = client(&[]).info();
     assert_eq!(info.announce_timeout, None);
+    assert!(info.conformance_client);
     assert!(info.start_up_timeout.is_some());
 }
 

@@ -955,4 +955,5 @@ fn a_conformance_client_s_report_names_it_and_marks_coarse_calls() {
     assert_eq!(report["cases"][0]["calls"][0]["coarse"], true);
     let flags = report["settings"]["flags"].as_str().unwrap();
     assert!(!flags.contains("announce"), "{flags}");
+    assert_eq!(report["settings"]["conformance_client"], true);
 }

@@ -336,6 +336,7 @@ impl Driver for ProcessAdapter {
             // flag, which `run --conformance-client` refuses).
             announce_timeout: (!self.conformance).then_some(self.announce_timeout),
             start_up_timeout: Some(self.start_up_timeout),
+            conformance_client: self.conformance,
         }
     }
 
