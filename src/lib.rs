@@ -556,6 +556,7 @@ pub use outcome::{Layer, Outcome};
 
 mod baseline;
 mod checks;
+mod coarse;
 mod era;
 mod explain;
 mod fidelity;

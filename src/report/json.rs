@@ -130,6 +130,10 @@ pub struct JsonSummary {
     /// client names, for every call (added in v1 later; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer_fidelity: Option<LayerFidelity>,
+    /// Cases with a call judged coarsely: on its request checks and server counts only, the
+    /// adapter telling only success or error (added in v1 later; absent when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub coarse: usize,
 }
 
 /// Cases by verdict (a case's verdict is the worst of its calls').
@@ -235,6 +239,11 @@ pub struct JsonCall {
     /// What an out-of-process adapter wrote to stderr, when it was kept.
     #[serde(default)]
     pub adapter_log: Option<String>,
+    /// Whether the verdict left the outcome, status and code aside: the adapter tells only
+    /// success or error (a conformance client's exit status) and the expectation needs more
+    /// (added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coarse: bool,
 }
 
 /// The server's record of a case.
@@ -380,6 +389,7 @@ impl JsonSummary {
             skipped: self.skipped,
             hangs: self.verdicts.hang,
             adapter_errors: self.verdicts.adapter_error,
+            coarse: self.coarse,
         }
     }
 
@@ -404,6 +414,7 @@ impl JsonSummary {
             accepted: counts.accepted,
             verdicts,
             layer_fidelity: Some(LayerFidelity::of(&report.cases)),
+            coarse: counts.coarse,
         }
     }
 }
@@ -456,6 +467,7 @@ impl JsonCall {
             expected_text: expected(call),
             observed_text: observed(call),
             adapter_log: adapter_log(call).map(str::to_owned),
+            coarse: call.coarse,
         }
     }
 }

@@ -4,7 +4,7 @@ use super::select::Selection;
 use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_error_layers::adapter::process::ProcessAdapter;
+use mcp_error_layers::adapter::process::{ProcessAdapter, conformance};
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Driver, DriverInfo};
 use mcp_error_layers::case::CaseSource;
@@ -43,6 +43,11 @@ pub struct RunArgs {
     /// appended as the last argument).
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+    /// Run an SDK's conformance client instead (docs/conformance-clients.md): "CMD ARGS", split
+    /// at whitespace, started per call with the endpoint URL appended and
+    /// MCP_CONFORMANCE_SCENARIO=tools_call; its exit status is the observation (coarse).
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "command")]
+    conformance_client: Option<String>,
     /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
     /// after 503, 429 or a connection error) or `never`.
     #[arg(long, value_name = "POLICY", value_enum, default_value_t = Retry::RepeatableTools)]
@@ -104,6 +109,20 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The adapter program and its arguments: the command after `--`, or the words of
+    /// `--conformance-client`; empty for the reference client.
+    fn program(&self) -> Result<Vec<String>, String> {
+        match &self.conformance_client {
+            Some(line) => conformance::split_command(line),
+            None => Ok(self.command.clone()),
+        }
+    }
+
+    /// Whether an adapter program runs (not the reference client).
+    fn has_program(&self) -> bool {
+        !self.command.is_empty() || self.conformance_client.is_some()
+    }
+
     /// The file `--<format>` names (clap's derive needs a field per flag; the match makes a new
     /// format a compile error here until it has one).
     fn path(&self, format: Format) -> Option<PathBuf> {
@@ -176,7 +195,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let human = Human {
         to_stderr: to_stdout.is_some(),
     };
-    let report = match args.command.split_first() {
+    let report = match args.program().map_err(Fatal::new)?.split_first() {
         Some((program, rest)) => {
             let adapter = process_adapter(program, rest, &args);
             adapter.check_startable().map_err(Fatal::new)?;
@@ -229,6 +248,9 @@ impl Retry {
 /// The adapter program with the options that concern it.
 fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAdapter {
     let mut adapter = ProcessAdapter::new(program, rest);
+    if args.conformance_client.is_some() {
+        adapter = adapter.conformance_client();
+    }
     if let Some(ms) = args.start_up_timeout_ms {
         adapter = adapter.with_start_up_timeout(Duration::from_millis(ms));
     }
@@ -242,7 +264,13 @@ fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAda
 /// and the reference client's with a program, and `--adapter` naming a client that is not
 /// there.
 fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
-    if !args.command.is_empty() && args.retry != Retry::default() {
+    if args.conformance_client.is_some() && args.announce_timeout_ms.is_some() {
+        return Err(Fatal::new(
+            "--announce-timeout-ms is for a persistent adapter program; a conformance client \
+             runs one process per call (--start-up-timeout-ms bounds its start)",
+        ));
+    }
+    if args.has_program() && args.retry != Retry::default() {
         return Err(Fatal::new(
             "--retry sets the reference client's policy; an adapter program has its own",
         ));
@@ -252,14 +280,14 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
         ("--announce-timeout-ms", args.announce_timeout_ms.is_some()),
     ];
     if let Some((flag, _)) = program_only.iter().find(|(_, set)| *set) {
-        if args.command.is_empty() {
+        if !args.has_program() {
             return Err(Fatal::new(format!(
                 "{flag} is for an adapter program (given after `--`); the reference client \
                  starts at once"
             )));
         }
     }
-    match (&args.adapter, args.command.is_empty()) {
+    match (&args.adapter, !args.has_program()) {
         (Some(name), true) if name != "reference" => Err(Fatal::new(format!(
             "unknown adapter {name:?}: use `reference`, or give the adapter's command after `--`"
         ))),
@@ -272,7 +300,8 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
 /// announced, else unknown. The reference client is `reference`, of this crate's version.
 fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
     let named = args.adapter_name.clone();
-    let Some(program) = args.command.first() else {
+    let words = args.program().unwrap_or_default();
+    let Some(program) = words.first() else {
         return AdapterInfo {
             name: named.unwrap_or_else(|| "reference".into()),
             version: Some(
@@ -282,9 +311,20 @@ fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
             ),
         };
     };
-    let file_name = || {
-        let name = Path::new(program).file_name();
-        name.map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned())
+    let file_name = |word: &String| {
+        let name = Path::new(word).file_name();
+        name.map_or_else(|| word.clone(), |n| n.to_string_lossy().into_owned())
+    };
+    // A conformance client is an interpreter and its script as often as not (`node client.mjs`):
+    // both words name it.
+    let file_name = || match args.conformance_client {
+        Some(_) => words
+            .iter()
+            .take(2)
+            .map(file_name)
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => file_name(program),
     };
     AdapterInfo {
         name: named
@@ -404,6 +444,9 @@ fn live_line(record: &CaseRecord, colored: bool) -> String {
         colored,
     );
     let mut line = format!("{word} {grade:<6} {}", shown_id(&record.id));
+    if record.is_coarse() {
+        line.push_str(" · coarse");
+    }
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
     }
