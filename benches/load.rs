@@ -29,8 +29,7 @@ mod bench {
     use mcp_error_layers::adapter::Driver;
     use mcp_error_layers::adapter::process::ProcessAdapter;
     use mcp_error_layers::adapter::reference::ReferenceAdapter;
-    use mcp_error_layers::runner::RunOptions;
-    use mcp_error_layers::suite::run_all;
+    use mcp_error_layers::engine::Run;
     use std::path::PathBuf;
     use std::time::Instant;
 
@@ -120,7 +119,8 @@ mod bench {
         jobs: usize,
     ) {
         let started = Instant::now();
-        let records = run_all(driver, sources, &RunOptions::default(), jobs, &|_| {});
+        let run = Run::new(driver).cases(sources.to_vec()).jobs(jobs);
+        let records = run.execute(&()).cases;
         let wall = started.elapsed();
         let wrong = corpus::misjudged(&records);
         println!(

@@ -7,8 +7,7 @@
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::{Call, CaseFile, CaseSource, Reply, builtin};
-use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-use mcp_error_layers::suite::{default_jobs, run_all};
+use mcp_error_layers::engine::{Run, default_jobs};
 use mcp_error_layers::wire::WireServer;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,14 +101,14 @@ fn bare_round_trip(baseline: &CaseSource, pooled: bool) -> Duration {
 /// classification and verdict.
 fn harness_per_case(baseline: &CaseSource) -> Duration {
     let adapter = ReferenceAdapter::new();
-    let options = RunOptions::default();
+    let run = Run::new(&adapter);
     for _ in 0..20 {
-        run_source_blocking(&adapter, baseline, &options);
+        run.run_one(baseline);
     }
     let samples = (0..ROUNDS)
         .map(|_| {
             let start = Instant::now();
-            let record = run_source_blocking(&adapter, baseline, &options);
+            let record = run.run_one(baseline);
             assert_eq!(
                 record.verdict.as_str(),
                 "pass",
@@ -124,7 +123,6 @@ fn harness_per_case(baseline: &CaseSource) -> Duration {
 /// Median wall of the whole suite, and of the suite without the cases that wait on purpose.
 fn suite_wall(sources: &[CaseSource]) -> (Duration, usize, Duration) {
     let adapter = ReferenceAdapter::new();
-    let options = RunOptions::default();
     let waits = |s: &CaseSource| {
         s.load()
             .is_ok_and(|c| c.file.call.iter().any(waits_on_purpose) || awaits_an_answer(&c.file))
@@ -134,7 +132,7 @@ fn suite_wall(sources: &[CaseSource]) -> (Duration, usize, Duration) {
         let samples = (0..SUITE_RUNS)
             .map(|_| {
                 let start = Instant::now();
-                run_all(&adapter, set, &options, default_jobs(), &|_| {});
+                Run::new(&adapter).cases(set.to_vec()).execute(&());
                 start.elapsed()
             })
             .collect();

@@ -21,8 +21,8 @@ mod bench {
     use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
     use mcp_error_layers::adapter::reference::ReferenceAdapter;
     use mcp_error_layers::case::{CaseSource, builtin};
-    use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-    use mcp_error_layers::verdict::Verdict;
+    use mcp_error_layers::engine::Run;
+    use mcp_error_layers::engine::Verdict;
     use std::path::PathBuf;
     use std::time::{Duration, Instant};
 
@@ -68,10 +68,10 @@ mod bench {
     /// The wall time of the first call (which may start a process), then the mean of the next
     /// `CALLS`.
     fn per_call<D: Driver>(driver: &D, source: &CaseSource) -> (Duration, Duration) {
-        let options = RunOptions::default();
+        let engine = Run::new(driver);
         let run = || {
             let started = Instant::now();
-            let record = run_source_blocking(driver, source, &options);
+            let record = engine.run_one(source);
             assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
             started.elapsed()
         };

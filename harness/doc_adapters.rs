@@ -11,9 +11,8 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
 use mcp_error_layers::case::builtin;
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::suite::run_all;
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::engine::Verdict;
 use std::path::{Path, PathBuf};
 
 // Only its setup is used here.
@@ -90,13 +89,11 @@ fn run(example: &Example) -> Result<Completion, Failed> {
         .into_iter()
         .filter(|s| CASES.contains(&s.id.as_str()))
         .collect();
-    let records = run_all(
-        &adapter,
-        &sources,
-        &RunOptions::default(),
-        CASES.len(),
-        &|_| {},
-    );
+    let records = Run::new(&adapter)
+        .cases(sources.clone())
+        .jobs(CASES.len())
+        .execute(&())
+        .cases;
     if adapter.mode() != Mode::Persistent {
         return Err(format!("it did not serve in persistent mode: {:?}", adapter.mode()).into());
     }

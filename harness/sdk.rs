@@ -19,15 +19,15 @@ fn main() -> ExitCode {
         return sdk_rows::run_all();
     }
     // What `mcp_error_layers::main!` expands to, for the one row this process runs.
-    mcp_error_layers::libtest::__run(
+    mcp_error_layers::__private::__run(
         sdk_setup::adapter(),
         sdk_setup::config(),
-        mcp_error_layers::libtest::Caller {
+        mcp_error_layers::__private::Caller {
             manifest_dir: env!("CARGO_MANIFEST_DIR"),
             package: env!("CARGO_PKG_NAME"),
             version: env!("CARGO_PKG_VERSION"),
             assert_snapshot: |name, view| {
-                mcp_error_layers::libtest::__insta::assert_yaml_snapshot!(name, view);
+                mcp_error_layers::__private::__insta::assert_yaml_snapshot!(name, view);
             },
         },
     )

@@ -73,6 +73,9 @@ pub struct Sdk {
     /// Its folder under `harness/adapters/`, its name in reports and its snapshot folder.
     #[serde(skip)]
     pub name: String,
+    /// The folder its `adapter.toml` is in.
+    #[serde(skip)]
+    folder: PathBuf,
     /// The package as its registry names it (for people and `adapters.py`).
     #[allow(dead_code)]
     sdk: String,
@@ -93,6 +96,11 @@ pub struct Sdk {
     /// Whether the adapter serves many calls per process (persistent mode): Node and Python
     /// start slowly, a native binary does not.
     pub persistent: bool,
+    /// Whether the program is an SDK's conformance client (docs/conformance-clients.md) rather
+    /// than an adapter: run per call with the conformance suite's contract, judged on its exit
+    /// status. Needs `persistent = false`.
+    #[serde(default)]
+    conformance_client: bool,
     /// How long past a call's timeout the runner waits before it calls a hang, when not
     /// [`DEADLINE_MARGIN`]: a retrying variant whose every attempt gets the whole timeout needs
     /// room for all of them, so that its final outcome is observed. At most [`MAX_MS`].
@@ -129,15 +137,26 @@ impl Sdk {
     /// crate has no `harness/adapters/`) or a broken one makes the SDK unavailable, with the
     /// file and the key named; under [`REQUIRE_VAR`] it fails the run.
     pub fn load(name: &str) -> Result<Sdk, String> {
-        let path = root()
-            .join("harness/adapters")
-            .join(name)
-            .join("adapter.toml");
+        Sdk::load_from(&root().join("harness/adapters").join(name), name)
+    }
+
+    /// Reads `<folder>/adapter.toml`, an adapter named `name` (a folder elsewhere than under
+    /// `harness/adapters/`: a conformance client under `harness/conformance-clients/`).
+    pub fn load_from(folder: &Path, name: &str) -> Result<Sdk, String> {
+        let path = folder.join("adapter.toml");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let mut sdk: Sdk = toml::from_str(&text)
             .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
         sdk.name = name.to_owned();
+        sdk.folder = folder.to_owned();
+        if sdk.conformance_client && sdk.persistent {
+            return Err(format!(
+                "{}: `conformance_client = true` runs one process per call: set \
+                 `persistent = false`",
+                path.display()
+            ));
+        }
         if let Some(threads) = sdk.threads {
             if !(1..=MAX_THREADS).contains(&threads) {
                 return Err(format!(
@@ -186,8 +205,11 @@ impl Sdk {
     }
 
     fn setup(&self, paths: &Paths) -> Result<Vec<PathBuf>, String> {
-        let installed = paths.adapters.join(self.installed());
-        let own = paths.adapters.join(&self.name);
+        let own = self.folder.clone();
+        let installed = match &self.installed_with {
+            Some(other) => own.parent().unwrap_or(&own).join(other),
+            None => own.clone(),
+        };
         let mut command = match self.install {
             Install::Npm => {
                 npm_ci(&installed)?;
@@ -215,8 +237,6 @@ fn root() -> &'static Path {
 
 /// Where things are.
 struct Paths {
-    /// `harness/adapters`.
-    adapters: PathBuf,
     /// The target folder.
     target: PathBuf,
 }
@@ -282,15 +302,12 @@ pub fn installed(name: &str) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Installs `sdk` (cached) and returns its command.
-fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
+pub fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
     let root = root();
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| root.join("target"), |dir| root.join(dir));
-    let paths = Paths {
-        adapters: root.join("harness/adapters"),
-        target,
-    };
+    let paths = Paths { target };
     let started = Instant::now();
     let result = locked(&paths.target, sdk.installed(), || sdk.setup(&paths));
     if result.is_ok() && started.elapsed() > Duration::from_secs(2) {
@@ -306,12 +323,20 @@ pub fn adapter() -> ProcessAdapter {
         // Never started: every trial is ignored (see `config`).
         return ProcessAdapter::new("false", &[] as &[PathBuf]).one_shot();
     };
-    let adapter = ProcessAdapter::new(&command[0], &command[1..]);
-    match sdk.persistent {
-        true => {
-            adapter.with_announce_timeout(Sdk::duration(sdk.announce_timeout_ms, ANNOUNCE_TIMEOUT))
+    sdk.adapter(command)
+}
+
+impl Sdk {
+    /// The adapter that runs `command`, this adapter's installed program: persistent, one
+    /// process per call, or a conformance client.
+    pub fn adapter(&self, command: &[PathBuf]) -> ProcessAdapter {
+        let adapter = ProcessAdapter::new(&command[0], &command[1..]);
+        match (self.conformance_client, self.persistent) {
+            (true, _) => adapter.conformance_client(),
+            (false, true) => adapter
+                .with_announce_timeout(Sdk::duration(self.announce_timeout_ms, ANNOUNCE_TIMEOUT)),
+            (false, false) => adapter.one_shot(),
         }
-        false => adapter.one_shot(),
     }
 }
 

@@ -22,18 +22,17 @@ mod wire;
 use libtest_mimic::{Arguments, Completion, Trial};
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::builtin;
-use mcp_error_layers::explain::{expected, observed};
-use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Standing;
+use mcp_error_layers::engine::transcript;
+use mcp_error_layers::engine::{Run as Engine, default_jobs};
+use mcp_error_layers::engine::{expected, observed};
 use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::JsonReport;
 use mcp_error_layers::report::junit::classname;
 use mcp_error_layers::report::{
     AdapterInfo, ReportPaths, RunReport, RunSettings, adapter_log, html, mismatch_line, write_all,
 };
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::standing::Standing;
-use mcp_error_layers::suite::{default_jobs, run_all};
-use mcp_error_layers::transcript;
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -163,13 +162,8 @@ fn with_adapter_logs(mut run: RunReport) -> RunReport {
 
 /// The reference client over every built-in case, as `run --out` runs it.
 fn reference_run() -> RunReport {
-    let cases = run_all(
-        &ReferenceAdapter::new(),
-        &builtin(),
-        &RunOptions::default(),
-        default_jobs(),
-        &|_| {},
-    );
+    let client = ReferenceAdapter::new();
+    let cases = Engine::new(&client).cases(builtin()).execute(&()).cases;
     RunReport {
         adapter: AdapterInfo {
             name: "reference".into(),
@@ -184,6 +178,7 @@ fn reference_run() -> RunReport {
         },
         duration: std::time::Duration::ZERO,
         cases,
+        shard: None,
     }
 }
 
@@ -345,7 +340,7 @@ fn tap_yaml(yaml: &Value, record: &CaseRecord) -> Result<(), String> {
 
 /// The block's transcript keeps every request and reply line of the full transcript.
 fn tap_transcript(seen: &str, record: &CaseRecord) -> Result<(), String> {
-    let full = transcript::render(&record.exchanges);
+    let full = transcript(&record.exchanges);
     let key = full
         .lines()
         .filter(|l| l.starts_with(['→', '←']) || l.starts_with('('));

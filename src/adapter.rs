@@ -179,6 +179,13 @@ pub trait Driver: Send + Sync {
         DriverInfo::default()
     }
 
+    /// What this driver's observations can tell. The default, [`Observes::Outcomes`]: an
+    /// outcome word with its status and code, judged in full. A conformance client
+    /// ([`Observes::ExitStatus`]) changes what the runner serves and how it judges.
+    fn observes(&self) -> Observes {
+        Observes::Outcomes
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped
@@ -207,6 +214,22 @@ impl<A: Adapter> Driver for A {
         let call = self.call(call);
         async move { Ok(call.await) }
     }
+}
+
+/// What a driver's observations can tell (see [`Driver::observes`]): the source of its
+/// observations, which decides how finely the runner can judge them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Observes {
+    /// An outcome word per call, with the status and code that go with it: every expectation
+    /// is judged in full.
+    #[default]
+    Outcomes,
+    /// Only whether the program succeeded (exit status 0) or failed (any other end): an SDK's
+    /// *conformance client* ([`process::ProcessAdapter::conformance_client`]). The runner
+    /// serves the case's tool as `add_numbers` ([`crate::coarse::served`]) and judges a call
+    /// whose expectation needs a finer outcome than success or error on its request checks
+    /// and server counts only, a *coarse* judgement the reports mark ([`crate::coarse`]).
+    ExitStatus,
 }
 
 /// A call's start-up (see [`Driver::start_up`]): how long the adapter may take before it can
@@ -270,6 +293,8 @@ pub struct DriverInfo {
     pub announce_timeout: Option<Duration>,
     /// How long a program started for one call had before its first request.
     pub start_up_timeout: Option<Duration>,
+    /// Whether the program is a conformance client ([`Observes::ExitStatus`]).
+    pub conformance_client: bool,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

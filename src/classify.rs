@@ -38,10 +38,8 @@ use crate::observation::Observation;
 use crate::outcome::Outcome;
 use serde_json::Value;
 
-#[doc(hidden)]
 pub mod capture;
 mod message;
-#[doc(hidden)]
 pub mod sse;
 pub mod task;
 #[cfg(test)]

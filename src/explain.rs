@@ -28,6 +28,9 @@ fn explain_call(out: &mut String, index: usize, call: &CallRecord) {
     let _ = writeln!(out, "call {index}: {}", call.verdict);
     let _ = writeln!(out, "  expected: {}", mismatch.expected);
     let _ = writeln!(out, "  observed: {}", mismatch.observed);
+    if call.coarse {
+        let _ = writeln!(out, "  coarse: {}", crate::coarse::NOTE);
+    }
     if call.verdict != Verdict::Pass {
         for problem in &mismatch.problems {
             let _ = writeln!(out, "  - {problem}");

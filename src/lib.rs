@@ -523,76 +523,68 @@
 //!
 //! # The public API
 //!
-//! What this documentation shows is the whole of what this crate promises (semver):
+//! What this documentation shows is the whole of what this crate promises (semver), and
+//! `tests/public_api.rs` keeps it as a reviewed snapshot, one line per item, so that a change
+//! to it is a diff in review. At the root:
 //! - for a client crate: [`main!`], [`Config`], and the adapter contract: [`Adapter`],
-//!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`];
-//! - for a gateway or a client that wants the spec's rules: [`classify`], the reference
-//!   classifier, which needs nothing else of the crate;
-//! - for a tool that reads reports: [`report::json`], the JSON report's schema types (and
-//!   [`report::ReportPaths`], where a run writes its reports).
+//!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`].
 //!
-//! The wire server is not part of it. It serves a case file, so using it alone means loading
-//! cases, driving calls and reading its record: that is the runner's job, and the command line
-//! offers it as `mcp-error-layers serve`. Its types change with the case format.
+//! Six modules, in the order a case flows through them:
+//! - [`case`]: case files ([`case::builtin`], [`case::discover`], [`case::CaseSource`]);
+//! - [`wire`]: the wire server that serves a case on `127.0.0.1:0`, writing raw HTTP/1.1, and
+//!   its record of every exchange (the command line's `serve`);
+//! - [`adapter`]: the client under test ([`adapter::Driver`], an adapter program's
+//!   [`adapter::process::ProcessAdapter`], our reference client
+//!   `adapter::reference::ReferenceAdapter`);
+//! - [`engine`]: a run ([`engine::Run`], a builder: cases, adapter, jobs, strictness,
+//!   baseline, shard) that tells an [`engine::EventSink`] as cases end and returns the run's
+//!   records: verdicts, standings, request checks, and how a person reads them;
+//! - [`report`]: the report writers (TAP, JUnit, JSON, HTML), the JSON report's schema
+//!   ([`report::json`], for tools that read reports), `diff`, `report merge` and the history
+//!   pages;
+//! - [`classify`]: the reference classifier, for a gateway or a client that wants the spec's
+//!   rules; it needs nothing else of the crate.
 //!
-//! The engine (cases, the wire server, the runner, request checks, verdicts and standings, the
-//! reference and process adapters, the report writers, the libtest harness) is in modules
-//! marked `#[doc(hidden)]`. They are public only because this repository's command line
-//! (`cli/`, a package of its own), its integration tests, benches and SDK rows use them: hidden
-//! items carry **no semver promise** and may change in any release. In the order a case flows
-//! through them: `case` (case files, compiled in by `case::builtin`), `wire` (the wire server,
-//! one per case on `127.0.0.1:0`, writing raw HTTP/1.1), `adapter` (the client under test;
-//! `adapter::reference::ReferenceAdapter` is ours), `runner` and `suite` (one case, many cases),
-//! `verdict` and `checks` (the observation and the requests judged), `standing` (where a case
-//! leaves the run), `explain`, `transcript` and `snapshot` (what a person or a snapshot sees),
-//! and `libtest` (the harness behind [`main!`]).
+//! [`main!`], the command line (`cli/`, a package of its own), this repository's SDK rows and
+//! its benches drive the same [`engine::Run`]. The one hidden module, `__private`, is what
+//! [`main!`]'s expansion names in your crate; it is not an API.
 
 #![warn(missing_docs)]
 
-// The documented API: what a client crate, a gateway and a reader of JSON reports use.
+// The documented API: what a client crate, a gateway, the command line and a reader of JSON
+// reports use. Six modules; everything else is the engine's inside.
+pub mod adapter;
+pub mod case;
 pub mod classify;
+pub mod engine;
 pub mod report;
+pub mod wire;
 
 pub use adapter::{Adapter, CallContext};
 pub use libtest::Config;
 pub use observation::{AdapterReport, Observation};
 pub use outcome::{Layer, Outcome};
 
-// The rest is the engine. Hidden modules are public only for this repository's command line
-// (`cli/`), its tests, benches and SDK rows: they carry no semver promise.
+mod baseline;
+mod checks;
+mod coarse;
+mod era;
+mod explain;
+mod fidelity;
+mod libtest;
+mod observation;
+mod outcome;
+mod record;
+mod rules;
+mod runner;
+mod snapshot;
+mod standing;
+mod transcript;
+mod verdict;
+
+/// What [`main!`] expands to needs: not an API (no semver promise), public only because a
+/// macro's expansion lives in the caller's crate.
 #[doc(hidden)]
-pub mod adapter;
-#[doc(hidden)]
-pub mod baseline;
-#[doc(hidden)]
-pub mod case;
-#[doc(hidden)]
-pub mod checks;
-pub(crate) mod era;
-#[doc(hidden)]
-pub mod explain;
-pub(crate) mod fidelity;
-#[doc(hidden)]
-pub mod libtest;
-#[doc(hidden)]
-pub mod observation;
-#[doc(hidden)]
-pub mod outcome;
-#[doc(hidden)]
-pub mod record;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
-pub mod runner;
-#[doc(hidden)]
-pub mod snapshot;
-#[doc(hidden)]
-pub mod standing;
-#[doc(hidden)]
-pub mod suite;
-#[doc(hidden)]
-pub mod transcript;
-#[doc(hidden)]
-pub mod verdict;
-#[doc(hidden)]
-pub mod wire;
+pub mod __private {
+    pub use crate::libtest::{__insta, __run, Caller};
+}

@@ -16,17 +16,14 @@ mod snapshot_check;
 mod trial;
 mod wording;
 
-#[doc(hidden)]
 pub use config::Caller;
-pub use config::{Config, DEFAULT_BASELINE, DEFAULT_SNAPSHOTS, STRICT_VAR};
-#[doc(hidden)]
+pub use config::Config;
 pub use insta as __insta;
-#[doc(hidden)]
-pub use snapshot_check::AssertSnapshot;
 
 use crate::adapter::Driver;
+use crate::engine::Run;
 use crate::record::CaseRecord;
-use crate::report::{ReportError, RunReport, RunSettings, write_all};
+use crate::report::{ReportError, RunReport, write_all};
 use config::Resolved;
 use libtest_mimic::{Arguments, Conclusion};
 use plan::Plan;
@@ -83,15 +80,15 @@ macro_rules! main {
     };
     ($adapter:expr, $config:expr $(,)?) => {
         fn main() -> ::std::process::ExitCode {
-            $crate::libtest::__run(
+            $crate::__private::__run(
                 $adapter,
                 $config,
-                $crate::libtest::Caller {
+                $crate::__private::Caller {
                     manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
                     package: ::std::env!("CARGO_PKG_NAME"),
                     version: ::std::env!("CARGO_PKG_VERSION"),
                     assert_snapshot: |name, view| {
-                        $crate::libtest::__insta::assert_yaml_snapshot!(name, view);
+                        $crate::__private::__insta::assert_yaml_snapshot!(name, view);
                     },
                 },
             )
@@ -222,9 +219,10 @@ fn run_report<A: Driver>(
         adapter: resolved.naming.info(&driver),
         protocol_version: None,
         strict: resolved.strict,
-        settings: RunSettings::of(run.jobs, &harness.options, &driver),
+        settings: Run::with_options(&harness.adapter, harness.options.clone()).settings(run.jobs),
         duration: run.started.elapsed(),
         cases,
+        shard: None,
     }
 }
 

@@ -55,6 +55,10 @@ pub struct CallRecord {
     pub checks: Vec<Check>,
     /// `tools/call` POSTs the server received during this call.
     pub tool_posts: u32,
+    /// Whether the verdict left the outcome aside: the adapter tells only success or error
+    /// (a conformance client's exit status) and the expectation needs more ([`crate::coarse`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub coarse: bool,
     /// Wall time of the call.
     #[serde(serialize_with = "millis")]
     pub duration: Duration,
@@ -86,6 +90,11 @@ fn millis<S: serde::Serializer>(duration: &Duration, s: S) -> Result<S::Ok, S::E
 }
 
 impl CaseRecord {
+    /// Whether any of its calls was judged coarsely ([`CallRecord::coarse`]).
+    pub fn is_coarse(&self) -> bool {
+        self.calls.iter().any(|call| call.coarse)
+    }
+
     /// A case that could not run: it fails with `error` and has no calls.
     pub fn broken(id: &str, error: String) -> Self {
         CaseRecord {

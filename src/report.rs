@@ -5,7 +5,7 @@
 //! report's schema ([`json`]), for tools that read reports. The formats, the schema and the
 //! environment variables are described in `docs/reports.md`.
 //!
-//! Behind them (hidden, no semver promise): every writer reads the same `RunReport`, which
+//! Behind them: every writer reads the same `RunReport`, which
 //! holds one record per case (and per call inside it) as the runner kept them; libtest's own
 //! output keeps only counts. Each format is a `Reporter`; `write_all` writes the ones a run asks
 //! for. Every format reads each case's standing, decided once by the runner, so the formats
@@ -13,10 +13,8 @@
 
 use crate::explain::Mismatch;
 use crate::record::{CallRecord, CaseRecord};
-#[doc(hidden)]
 pub use crate::standing::Status;
 use crate::verdict::Verdict;
-#[doc(hidden)]
 pub use counts::Counts;
 use serde::Serialize;
 use std::fs::File;
@@ -27,28 +25,19 @@ pub use format::{Format, REPORT_DIR_VAR, ReportPaths, TAP_VERSION_VAR};
 pub use settings::RunSettings;
 
 mod counts;
-#[doc(hidden)]
 pub mod diff;
 mod format;
-#[doc(hidden)]
 pub mod history;
-#[doc(hidden)]
 pub mod html;
 pub mod json;
-#[doc(hidden)]
 pub mod junit;
-#[doc(hidden)]
 pub mod merge;
-#[doc(hidden)]
 pub mod settings;
-#[doc(hidden)]
 pub mod shard;
-#[doc(hidden)]
 pub mod tap;
 
 /// Who was tested, with what: the header of every report.
 #[derive(Debug, Clone, Serialize)]
-#[doc(hidden)]
 pub struct AdapterInfo {
     /// The adapter's name (`reference`, `typescript-sdk`, ...).
     pub name: String,
@@ -58,7 +47,6 @@ pub struct AdapterInfo {
 
 /// One run: which adapter, which protocol version, every case record in id order.
 #[derive(Debug, Clone, Serialize)]
-#[doc(hidden)]
 pub struct RunReport {
     /// The adapter.
     pub adapter: AdapterInfo,
@@ -72,6 +60,9 @@ pub struct RunReport {
     pub duration: std::time::Duration,
     /// The case records, sorted by id.
     pub cases: Vec<CaseRecord>,
+    /// Which shard of a split run this is ([`Run::shard`](crate::engine::Run::shard)); the
+    /// JSON report carries it for `report merge`.
+    pub shard: Option<shard::ShardInfo>,
 }
 
 impl RunReport {
@@ -98,7 +89,6 @@ impl RunReport {
 /// A report that could not be written: which file, and why.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write report {path}: {source}")]
-#[doc(hidden)]
 pub struct ReportError {
     /// The file.
     pub path: PathBuf,
@@ -110,7 +100,6 @@ pub struct ReportError {
 /// the ones a run asks for. A new format is one file implementing this trait plus one arm in
 /// each of [`Format`]'s methods (the compiler lists them): the CLI, the environment variables
 /// and the messages follow from [`Format::ALL`].
-#[doc(hidden)]
 pub trait Reporter {
     /// The format's name for messages (`TAP`, `JUnit`, `JSON`, `HTML`).
     fn format(&self) -> &'static str;
@@ -127,7 +116,6 @@ pub trait Reporter {
 }
 
 /// Writes every report `paths` asks for, creating parent folders as needed.
-#[doc(hidden)]
 pub fn write_all(report: &RunReport, paths: &ReportPaths) -> Result<(), ReportError> {
     for (format, path) in paths.iter() {
         let reporter = paths.reporter(format).map_err(|why| ReportError {
@@ -140,7 +128,6 @@ pub fn write_all(report: &RunReport, paths: &ReportPaths) -> Result<(), ReportEr
 }
 
 /// Creates `path` (and its parent folders) and fills it with `fill`; any error names the path.
-#[doc(hidden)]
 pub fn write_file(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -160,7 +147,6 @@ pub fn write_file(
 
 /// One line saying what went wrong: per call that did not pass, expected vs observed and what
 /// differs ([`Mismatch::one_line`]); why the case did not run; or that a baseline entry is stale. Empty for a case whose calls all passed.
-#[doc(hidden)]
 pub fn mismatch_line(record: &CaseRecord) -> String {
     if let Some(error) = &record.error {
         return format!("case did not run: {}", one_line(error));
@@ -191,7 +177,6 @@ pub fn mismatch_line(record: &CaseRecord) -> String {
 
 /// What the adapter left on the side for this call (an adapter program's stderr, the
 /// driver's notes), when it left anything but whitespace.
-#[doc(hidden)]
 pub fn adapter_log(call: &CallRecord) -> Option<&str> {
     call.adapter_log
         .as_deref()
@@ -200,8 +185,7 @@ pub fn adapter_log(call: &CallRecord) -> Option<&str> {
 
 /// `text` on one line: line breaks and tabs become spaces, so that a message fits in a TAP
 /// directive or an XML attribute without changing its meaning.
-#[doc(hidden)]
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let joined: Vec<&str> = text.split_whitespace().collect();
     joined.join(" ")
 }

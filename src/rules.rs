@@ -4,10 +4,21 @@
 use crate::baseline::Baseline;
 use crate::case::Grade;
 use crate::observation::AdapterReport;
-use crate::record::CaseRecord;
+use crate::record::{CallRecord, CaseRecord};
 use crate::standing::Standing;
 use crate::verdict::Verdict;
 use std::sync::Arc;
+
+/// What a standing is decided from: a case's record without its standing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    pub id: &'a str,
+    pub grade: Grade,
+    pub verdict: Verdict,
+    /// Why the case could not run at all.
+    pub error: Option<&'a str>,
+    pub calls: &'a [CallRecord],
+}
 
 /// What decides a standing besides the record: strictness and the baseline. Cheap to clone.
 #[derive(Debug, Clone, Default)]
@@ -35,19 +46,32 @@ impl Rules {
         }
     }
 
-    /// Decides `record`'s standing again under these rules and stores it.
+    /// Decides `record`'s standing again under these rules and stores it: a finished run read
+    /// as a run under other rules would have had it ([`RunReport::under`](crate::report::RunReport::under)).
     pub fn apply(&self, record: &mut CaseRecord) {
         record.standing = self.standing(record);
     }
 
     /// Where `record` leaves the run under these rules.
     pub fn standing(&self, record: &CaseRecord) -> Standing {
+        self.standing_of(&Facts {
+            id: &record.id,
+            grade: record.grade,
+            verdict: record.verdict,
+            error: record.error.as_deref(),
+            calls: &record.calls,
+        })
+    }
+
+    /// Where a case with these facts leaves the run: what the runner asks once, before it
+    /// builds the case's record.
+    pub(crate) fn standing_of(&self, record: &Facts<'_>) -> Standing {
         // A case that did not load or start says nothing about the client: the baseline
         // cannot accept it.
         if record.error.is_some() {
             return Standing::Fail;
         }
-        let listed = self.baseline.reason(&record.id).map(str::to_owned);
+        let listed = self.baseline.reason(record.id).map(str::to_owned);
         match (record.verdict, listed) {
             (Verdict::Unsupported, _) => Standing::Unsupported(unsupported_reason(record)),
             (Verdict::Pass, Some(reason)) => Standing::Stale(reason),
@@ -59,7 +83,7 @@ impl Rules {
 
     /// A deviation the baseline does not list by id: failing, accepted by `[checks]`, or a
     /// warning, by the grades of what went wrong.
-    fn unlisted_deviation(&self, record: &CaseRecord, verdict: Verdict) -> Standing {
+    fn unlisted_deviation(&self, record: &Facts<'_>, verdict: Verdict) -> Standing {
         if self.fails(record) {
             return match verdict {
                 Verdict::Hang => Standing::Hang,
@@ -75,7 +99,7 @@ impl Rules {
 
     /// Whether some call misses its expectation under a failing grade, or fails a request check
     /// that is not accepted and whose own grade fails (MUST always, SHOULD when strict).
-    fn fails(&self, record: &CaseRecord) -> bool {
+    fn fails(&self, record: &Facts<'_>) -> bool {
         let case_fails = record.grade.fails(self.strict);
         if record.calls.is_empty() {
             return case_fails;
@@ -93,8 +117,8 @@ impl Rules {
 
     /// The reasons of the `[checks]` entries, when every expectation is met and every failed
     /// check (other than INFO) is accepted.
-    fn accepted_checks(&self, record: &CaseRecord) -> Option<String> {
-        let calls = &record.calls;
+    fn accepted_checks(&self, record: &Facts<'_>) -> Option<String> {
+        let calls = record.calls;
         if calls.iter().any(|call| unmet(call.expectation_verdict())) {
             return None;
         }
@@ -112,8 +136,8 @@ impl Rules {
     }
 
     /// Why a deviation does not fail this run.
-    fn warning_reason(&self, record: &CaseRecord) -> String {
-        let calls = &record.calls;
+    fn warning_reason(&self, record: &Facts<'_>) -> String {
+        let calls = record.calls;
         if calls.is_empty() || calls.iter().any(|call| unmet(call.expectation_verdict())) {
             return format!(
                 "{}-grade {}: {}",
@@ -153,7 +177,7 @@ fn when_it_fails(grade: Grade) -> &'static str {
 }
 
 /// The adapter's own words for declining the case.
-fn unsupported_reason(record: &CaseRecord) -> String {
+fn unsupported_reason(record: &Facts<'_>) -> String {
     let words = record
         .calls
         .iter()

@@ -1,14 +1,14 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{AdapterLog, CallContext, Driver, NewProcess, StartUp};
+use crate::adapter::{AdapterLog, CallContext, Driver, NewProcess, Observes, StartUp};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
+use crate::coarse;
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
-use crate::rules::Rules;
-use crate::standing::Standing;
-use crate::verdict::{ServerCounts, Verdict, mismatches};
+use crate::rules::{Facts, Rules};
+use crate::verdict::{ServerCounts, Verdict, coarse_mismatches, mismatches};
 use crate::wire::WireServer;
 use serde_json::Value;
 use std::future::Future;
@@ -58,6 +58,19 @@ pub async fn run_source<D: Driver>(
 /// Runs every call of `case` against a fresh wire server.
 pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions) -> CaseRecord {
     let started = Instant::now();
+    let observes = adapter.observes();
+    let served;
+    let case = match observes {
+        Observes::Outcomes => case,
+        // A conformance client calls `add_numbers`: the case as it is served to one.
+        Observes::ExitStatus => {
+            served = Case {
+                file: coarse::served(&case.file),
+                ..case.clone()
+            };
+            &served
+        }
+    };
     let file = Arc::new(case.file.clone());
     let server = match WireServer::start(Arc::clone(&file)) {
         Ok(server) => server,
@@ -66,7 +79,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     let mut calls = Vec::with_capacity(file.call.len());
     for index in 0..file.call.len() {
         server.begin_call(index);
-        let record = run_call(adapter, case, &server, index, options).await;
+        let record = run_call(adapter, case, &server, index, options, observes).await;
         let unsupported = record.verdict == Verdict::Unsupported;
         calls.push(record);
         if unsupported {
@@ -78,7 +91,14 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         .map(|c| c.verdict)
         .max()
         .unwrap_or(Verdict::Pass);
-    let mut record = CaseRecord {
+    let standing = options.rules.standing_of(&Facts {
+        id: &case.id,
+        grade: file.grade,
+        verdict,
+        error: None,
+        calls: &calls,
+    });
+    CaseRecord {
         id: case.id.clone(),
         summary: file.summary.clone(),
         grade: file.grade,
@@ -87,10 +107,8 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         calls,
         exchanges: server.record(),
         duration: started.elapsed(),
-        standing: Standing::Fail,
-    };
-    options.rules.apply(&mut record);
-    record
+        standing,
+    }
 }
 
 async fn run_call<D: Driver>(
@@ -99,6 +117,7 @@ async fn run_call<D: Driver>(
     server: &WireServer,
     index: usize,
     options: &RunOptions,
+    observes: Observes,
 ) -> CallRecord {
     let context = call_context(case, index, &server.url(), options);
     let clock = Clock {
@@ -119,15 +138,21 @@ async fn run_call<D: Driver>(
         let checks = checks::check_call(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
     });
-    let (report, verdict, problems) = match ended {
-        CallEnd::Hung(started) => (None, Verdict::Hang, vec![started.problem(clock.deadline)]),
+    let (report, verdict, problems, coarse) = match ended {
+        CallEnd::Hung(started) => (
+            None,
+            Verdict::Hang,
+            vec![started.problem(clock.deadline)],
+            false,
+        ),
         CallEnd::Panicked(panic) => (
             None,
             Verdict::AdapterError,
             vec![format!("the adapter panicked: {panic}")],
+            false,
         ),
-        CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason]),
-        CallEnd::Reported(report) => verdict_of(&expect, report, &counts),
+        CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason], false),
+        CallEnd::Reported(report) => verdict_of(&expect, report, &counts, observes),
     };
     // A failed check (other than INFO) fails the call; its grade decides about the run.
     let verdict = match verdict {
@@ -144,6 +169,7 @@ async fn run_call<D: Driver>(
         problems,
         checks,
         tool_posts: counts.tool_posts,
+        coarse,
         duration,
     }
 }
@@ -300,28 +326,33 @@ async fn drive_call<D: Driver>(
 }
 
 /// The verdict on a call the adapter answered: unsupported, or pass unless the observation
-/// misses the expectation (the problems say how).
+/// misses the expectation (the problems say how); and whether the judgement was coarse (the
+/// observation tells only success or error, [`Observes::ExitStatus`], and the expectation
+/// needs more).
 fn verdict_of(
     expect: &Expect,
     report: AdapterReport,
     counts: &ServerCounts,
-) -> (Option<AdapterReport>, Verdict, Vec<String>) {
-    let problems = match &report {
-        AdapterReport::Unsupported { unsupported } => {
-            return (
-                Some(report.clone()),
-                Verdict::Unsupported,
-                vec![unsupported.clone()],
-            );
+    observes: Observes,
+) -> (Option<AdapterReport>, Verdict, Vec<String>, bool) {
+    let (problems, coarse) = match (&report, observes) {
+        (AdapterReport::Unsupported { unsupported }, _) => {
+            let why = vec![unsupported.clone()];
+            return (Some(report), Verdict::Unsupported, why, false);
         }
-        AdapterReport::Observed(observation) => mismatches(expect, observation, counts),
+        (AdapterReport::Observed(observation), Observes::Outcomes) => {
+            (mismatches(expect, observation, counts), false)
+        }
+        (AdapterReport::Observed(observation), Observes::ExitStatus) => {
+            coarse_mismatches(expect, observation, counts)
+        }
     };
     let verdict = if problems.is_empty() {
         Verdict::Pass
     } else {
         Verdict::Fail
     };
-    (Some(report), verdict, problems)
+    (Some(report), verdict, problems, coarse)
 }
 
 /// What the adapter is told about call `index`: never the case id or the expectation.
@@ -383,16 +414,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     } else {
         "a non-text panic payload".to_owned()
     }
-}
-
-/// Runs `source` on a fresh current-thread runtime (one per case, as libtest runs cases on
-/// threads of its own).
-pub fn run_source_blocking<D: Driver>(
-    adapter: &D,
-    source: &CaseSource,
-    options: &RunOptions,
-) -> CaseRecord {
-    run_loaded_blocking(adapter, &source.id, &source.load(), options)
 }
 
 /// Runs case `id` as it was loaded (or records why it did not load) on a fresh current-thread

@@ -133,6 +133,22 @@ pub fn mismatches(expect: &Expect, observed: &Observation, counts: &ServerCounts
     found
 }
 
+/// [`mismatches`] for an observation of a coarse source (a conformance client's exit status,
+/// [`crate::adapter::Observes::ExitStatus`]), and whether the judgement is coarse: a call whose
+/// expectation needs a finer outcome ([`crate::coarse::needs_finer`]) is judged on the
+/// server's counts alone, its outcome, status and code left aside; any other is judged in full.
+pub fn coarse_mismatches(
+    expect: &Expect,
+    observed: &Observation,
+    counts: &ServerCounts,
+) -> (Vec<String>, bool) {
+    if crate::coarse::needs_finer(expect) {
+        (count_mismatches(expect, counts), true)
+    } else {
+        (mismatches(expect, observed, counts), false)
+    }
+}
+
 /// The mismatches of the counting keys: POSTs, gaps, `initialize`s and GETs.
 fn count_mismatches(expect: &Expect, counts: &ServerCounts) -> Vec<String> {
     let mut found = Vec::new();
@@ -259,6 +275,29 @@ mod tests {
                 "tool_posts: expected 1, the server received 2",
             ]
         );
+    }
+
+    #[test]
+    fn a_coarse_observation_is_judged_on_its_outcome_only_when_success_is_expected() {
+        let failed = Observation::new(Outcome::UnclassifiedError);
+        let expected_error = Expect {
+            status: Some(503),
+            tool_posts: Some(1),
+            ..expect(Outcome::HttpError)
+        };
+        assert_eq!(
+            coarse_mismatches(&expected_error, &failed, &posts(1)),
+            (vec![], true)
+        );
+        let (found, coarse) = coarse_mismatches(&expected_error, &failed, &posts(3));
+        assert_eq!(found, ["tool_posts: expected 1, the server received 3"]);
+        assert!(coarse);
+        let (found, coarse) = coarse_mismatches(&expect(Outcome::ToolSuccess), &failed, &posts(1));
+        assert_eq!(
+            found,
+            ["outcome: expected TOOL_SUCCESS, observed UNCLASSIFIED_ERROR"]
+        );
+        assert!(!coarse);
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod prelude;
 pub mod record;
 mod reply_recorder;
 pub mod response;
-mod script;
+pub(crate) mod script;
 
 pub use limits::Limits;
 pub use placeholder::Placeholders;

@@ -9,9 +9,8 @@
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::{Case, CaseSource, LoadError, builtin, discover};
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::suite::{default_jobs, run_all};
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::engine::Verdict;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::mpsc;
@@ -137,13 +136,8 @@ fn a_folder_of_good_and_bad_cases_runs_the_good_ones_and_fails_each_bad_one_alon
             other => panic!("{}: {:?}", source.id, other.map(|r| r.map(|c| c.id))),
         }
     }
-    let records = run_all(
-        &ReferenceAdapter::new(),
-        &sources,
-        &RunOptions::default(),
-        default_jobs(),
-        &|_| {},
-    );
+    let client = ReferenceAdapter::new();
+    let records = Run::new(&client).cases(sources.clone()).execute(&()).cases;
     let mut wrong = Vec::new();
     for (source, record) in sources.iter().zip(&records) {
         let ok = if is_bad(source) {

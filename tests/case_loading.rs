@@ -1,7 +1,7 @@
 //! Case files as users write them: what loads, and what each mistake's message says.
 
+use mcp_error_layers::Outcome;
 use mcp_error_layers::case::{CaseSource, End, Grade, LoadError, builtin, discover};
-use mcp_error_layers::outcome::Outcome;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -1,9 +1,9 @@
 //! Property tests for the reference classifier: it never panics, always gives one outcome, and
 //! gives the same classification whatever the chunking of the body.
 
+use mcp_error_layers::Outcome;
 use mcp_error_layers::classify::sse::SseReader;
 use mcp_error_layers::classify::{BodyEnd, Classification, Classifier, classify, classify_message};
-use mcp_error_layers::outcome::Outcome;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Value, json};

@@ -14,7 +14,7 @@
 mod tutorial;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use mcp_error_layers::libtest::{__insta, __run, Caller};
+use mcp_error_layers::__private::{__insta, __run, Caller};
 use mcp_error_layers::{AdapterReport, CallContext, Config};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output};

@@ -12,11 +12,10 @@
 
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::builtin;
-use mcp_error_layers::checks::NAMES;
+use mcp_error_layers::engine::CHECK_NAMES as NAMES;
+use mcp_error_layers::engine::Run;
 use mcp_error_layers::report::json::Json;
-use mcp_error_layers::report::{AdapterInfo, Reporter, RunReport, RunSettings};
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::suite::run_all;
+use mcp_error_layers::report::{AdapterInfo, Reporter, RunReport};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -28,29 +27,15 @@ const JOBS: usize = 64;
 fn reference_run() -> &'static RunReport {
     static RUN: OnceLock<RunReport> = OnceLock::new();
     RUN.get_or_init(|| {
-        let options = RunOptions::default();
-        let cases = run_all(
-            &ReferenceAdapter::new(),
-            &builtin(),
-            &options,
-            JOBS,
-            &|_| {},
-        );
-        RunReport {
-            adapter: AdapterInfo {
-                name: "reference".to_owned(),
-                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
-            },
-            protocol_version: None,
-            strict: false,
-            settings: RunSettings {
-                jobs: JOBS,
-                deadline_margin_ms: 1000,
-                ..RunSettings::default()
-            },
-            duration: std::time::Duration::ZERO,
-            cases,
-        }
+        let client = ReferenceAdapter::new();
+        let mut report = Run::new(&client).cases(builtin()).jobs(JOBS).execute(&());
+        report.adapter = AdapterInfo {
+            name: "reference".to_owned(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        };
+        // The samples print no time.
+        report.duration = std::time::Duration::ZERO;
+        report
     })
 }
 

@@ -249,7 +249,7 @@ fn normalize_line(line: &str) -> String {
         line = redact_number_after(&line, prefix, placeholder);
     }
     // `Retry-After` dates the server made up.
-    mcp_error_layers::snapshot::redact_http_dates(&line)
+    mcp_error_layers::engine::redact_http_dates(&line)
 }
 
 /// Numbers that change from run to run, by the text that precedes them.

@@ -10,8 +10,7 @@ mod corpus;
 use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::suite::run_all;
+use mcp_error_layers::engine::Run;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,8 +29,9 @@ fn adapter(name: &str) -> PathBuf {
 const START_UP: Duration = Duration::from_secs(60);
 const MARGIN: Duration = Duration::from_secs(5);
 
-fn every_case_passes<D: Driver>(driver: &D, options: &RunOptions) {
-    let records = run_all(driver, &corpus::corpus(CASES), options, JOBS, &|_| {});
+fn every_case_passes<D: Driver>(driver: &D, margin: Duration) {
+    let run = Run::new(driver).cases(corpus::corpus(CASES)).jobs(JOBS);
+    let records = run.deadline_margin(margin).execute(&()).cases;
     assert_eq!(records.len(), CASES);
     let wrong = corpus::misjudged(&records);
     assert!(
@@ -43,16 +43,9 @@ fn every_case_passes<D: Driver>(driver: &D, options: &RunOptions) {
     );
 }
 
-fn program_options() -> RunOptions {
-    RunOptions {
-        deadline_margin: MARGIN,
-        ..RunOptions::default()
-    }
-}
-
 #[test]
 fn the_in_process_reference_client_under_load() {
-    every_case_passes(&ReferenceAdapter::new(), &RunOptions::default());
+    every_case_passes(&ReferenceAdapter::new(), Duration::from_secs(1));
 }
 
 #[test]
@@ -62,7 +55,7 @@ fn a_persistent_adapter_under_load() {
     let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new())
         .with_announce_timeout(START_UP)
         .with_start_up_timeout(START_UP);
-    every_case_passes(&program, &program_options());
+    every_case_passes(&program, MARGIN);
     assert_eq!(program.mode(), Mode::Persistent);
 }
 
@@ -72,5 +65,5 @@ fn a_one_shot_adapter_under_load() {
     let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new())
         .one_shot()
         .with_start_up_timeout(START_UP);
-    every_case_passes(&program, &program_options());
+    every_case_passes(&program, MARGIN);
 }

@@ -4,14 +4,13 @@
 //! hang recovery).
 #![cfg(unix)]
 
+use mcp_error_layers::AdapterReport;
 use mcp_error_layers::adapter::Driver;
 use mcp_error_layers::adapter::process::{Mode, ProcessAdapter};
 use mcp_error_layers::case::{CaseSource, builtin};
-use mcp_error_layers::observation::AdapterReport;
-use mcp_error_layers::record::{CallRecord, CaseRecord};
-use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-use mcp_error_layers::suite::run_all;
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::engine::Verdict;
+use mcp_error_layers::engine::{CallRecord, CaseRecord};
 use nix::errno::Errno;
 use nix::sys::signal::{kill, killpg};
 use nix::unistd::Pid;
@@ -47,11 +46,7 @@ fn run<D: Driver>(driver: &D, text: &str) -> CaseRecord {
         origin: "t/case.toml".into(),
         text: Ok(text.into()),
     };
-    let options = RunOptions {
-        deadline_margin: MARGIN,
-        ..RunOptions::default()
-    };
-    run_source_blocking(driver, &source, &options)
+    Run::new(driver).deadline_margin(MARGIN).run_one(&source)
 }
 
 /// A case of `calls` calls that succeed, the ones listed in `arguments` with those arguments.
@@ -387,7 +382,7 @@ fn the_call_comes_as_the_last_argument_and_in_the_environment_without_a_shell() 
 fn a_python_adapter_passes_built_in_cases_one_process_per_call() {
     let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new()).one_shot();
     for id in ["tool/success", "transport/http-500-success-body"] {
-        let record = run_source_blocking(&program, &builtin_case(id), &RunOptions::default());
+        let record = Run::new(&program).run_one(&builtin_case(id));
         assert_eq!(record.verdict, Verdict::Pass, "{id}: {:?}", record.calls);
     }
 }
@@ -397,7 +392,7 @@ fn a_persistent_adapter_passes_built_in_cases_and_serves_them_from_one_process()
     let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
     let mut pids = Vec::new();
     for id in ["tool/success", "transport/http-500-success-body"] {
-        let record = run_source_blocking(&program, &builtin_case(id), &RunOptions::default());
+        let record = Run::new(&program).run_one(&builtin_case(id));
         assert_eq!(record.verdict, Verdict::Pass, "{id}: {:?}", record.calls);
         pids.push(pid_of(&record.calls[0]));
     }
@@ -505,7 +500,7 @@ fn an_adapter_that_stays_silent_when_probed_falls_back_after_the_announce_timeou
 fn parallel_workers_each_get_a_persistent_process_of_their_own() {
     let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
     let sources: Vec<CaseSource> = (0..8).map(|_| builtin_case("tool/success")).collect();
-    let records = run_all(&program, &sources, &RunOptions::default(), 3, &|_| {});
+    let records = Run::new(&program).cases(sources).jobs(3).execute(&()).cases;
     assert!(records.iter().all(|r| r.verdict == Verdict::Pass));
     let mut pids: Vec<u32> = records.iter().map(|r| pid_of(&r.calls[0])).collect();
     pids.sort_unstable();
@@ -547,12 +542,9 @@ fn source(id: &str, text: String) -> CaseSource {
 
 /// Runs `cases` at once, each on a worker thread of its own.
 fn run_at_once(driver: &ProcessAdapter, cases: Vec<CaseSource>) -> Vec<CaseRecord> {
-    let options = RunOptions {
-        deadline_margin: MARGIN,
-        ..RunOptions::default()
-    };
     let threads = cases.len();
-    run_all(driver, &cases, &options, threads, &|_| {})
+    let run = Run::new(driver).cases(cases).jobs(threads);
+    run.deadline_margin(MARGIN).execute(&()).cases
 }
 
 fn problems(record: &CaseRecord) -> String {
@@ -798,8 +790,7 @@ fn a_program_that_serves_one_call_at_a_time_gets_requests_without_ids() {
 fn calls_at_once_share_one_process_up_to_its_capacity() {
     let (program, _pid_file) = concurrent("capacity", SERVES_FOUR);
     let sources: Vec<CaseSource> = (0..8).map(|_| builtin_case("tool/success")).collect();
-    let options = RunOptions::default();
-    let records = run_all(&program, &sources, &options, 3, &|_| {});
+    let records = Run::new(&program).cases(sources).jobs(3).execute(&()).cases;
     assert!(
         records.iter().all(|r| r.verdict == Verdict::Pass),
         "{records:?}"
@@ -827,11 +818,9 @@ fn an_adapter_that_takes_two_seconds_to_start_gets_no_false_hang_on_the_cancel_c
         .filter(|s| s.id.starts_with("cancel/") && s.id != "cancel/progress-forever")
         .collect();
     assert_eq!(cancel.len(), 3, "{cancel:?}");
-    let options = RunOptions {
-        deadline_margin: MARGIN,
-        ..RunOptions::default()
-    };
-    let records = run_all(&program, &cancel, &options, cancel.len(), &|_| {});
+    let jobs = cancel.len();
+    let run = Run::new(&program).cases(cancel).jobs(jobs);
+    let records = run.deadline_margin(MARGIN).execute(&()).cases;
     assert_eq!(program.mode(), Mode::Persistent);
     for record in &records {
         let timed_out = match &record.calls[0].report {

@@ -1,14 +1,14 @@
 //! The reference adapter against well-formed servers (wiremock) and raw sockets that cut, stall
 //! and refuse.
 
+use mcp_error_layers::Outcome;
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Adapter, CallContext};
 use mcp_error_layers::case::builtin;
-use mcp_error_layers::observation::{AdapterReport, Observation};
-use mcp_error_layers::outcome::Outcome;
-use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::runner::{RunOptions, run_source};
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::engine::Verdict;
+use mcp_error_layers::{AdapterReport, Observation};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -564,7 +564,7 @@ async fn the_timeout_covers_the_session_prelude() {
 
 async fn run_builtin(adapter: &ReferenceAdapter, id: &str) -> CaseRecord {
     let source = builtin().into_iter().find(|s| s.id == id).unwrap();
-    run_source(adapter, &source, &RunOptions::default()).await
+    Run::new(adapter).run_one_async(&source).await
 }
 
 fn observed(record: &CaseRecord) -> Observation {

@@ -4,14 +4,14 @@
 #[path = "reports/fixture.rs"]
 mod fixture;
 
+use mcp_error_layers::engine::Rules;
+use mcp_error_layers::engine::Verdict;
+use mcp_error_layers::engine::{Standing, Status};
 use mcp_error_layers::report::Counts;
 use mcp_error_layers::report::json::{JsonReport, ReportReadError, SCHEMA};
 use mcp_error_layers::report::{
     Format, ReportPaths, Reporter, RunReport, html, json::Json, junit::Junit, tap::Tap, write_all,
 };
-use mcp_error_layers::rules::Rules;
-use mcp_error_layers::standing::{Standing, Status};
-use mcp_error_layers::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -395,7 +395,7 @@ fn the_matrix_cells_show_the_observed_outcome_and_what_differs() {
         .unwrap();
     let cell = &page[cell_start..page[cell_start..].find("</tr>").unwrap() + cell_start];
     let observed = match &case.calls[0].observed {
-        Some(mcp_error_layers::observation::AdapterReport::Observed(o)) => o.outcome.to_string(),
+        Some(mcp_error_layers::AdapterReport::Observed(o)) => o.outcome.to_string(),
         other => panic!("the careless client observes something here: {other:?}"),
     };
     assert!(

@@ -1,16 +1,16 @@
 //! Every verdict (docs/reports.md, "How a case counts"), reached with small in-process adapters against real wire servers.
 
+use mcp_error_layers::Outcome;
 use mcp_error_layers::adapter::{Adapter, CallContext};
-use mcp_error_layers::baseline::Baseline;
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::explain::explain;
-use mcp_error_layers::observation::{AdapterReport, Observation};
-use mcp_error_layers::outcome::Outcome;
-use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::rules::Rules;
-use mcp_error_layers::runner::{RunOptions, run_source_blocking};
-use mcp_error_layers::standing::Standing;
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::Baseline;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Rules;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::engine::Standing;
+use mcp_error_layers::engine::Verdict;
+use mcp_error_layers::engine::explain;
+use mcp_error_layers::{AdapterReport, Observation};
 use std::time::Duration;
 
 const TWO_CALLS: &str = r#"
@@ -34,11 +34,8 @@ fn run<A: Adapter>(adapter: &A, text: &str) -> CaseRecord {
         origin: "t/case.toml".into(),
         text: Ok(text.into()),
     };
-    let options = RunOptions {
-        deadline_margin: Duration::from_millis(100),
-        ..RunOptions::default()
-    };
-    run_source_blocking(adapter, &source, &options)
+    let run = Run::new(adapter).deadline_margin(Duration::from_millis(100));
+    run.run_one(&source)
 }
 
 /// Always reports the same thing, after posting nothing.

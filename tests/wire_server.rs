@@ -1048,7 +1048,7 @@ fn the_record_keeps_a_bounded_start_of_each_body_and_counts_the_rest() {
     assert_eq!(kept.body.len() + kept.dropped, big.len());
     assert!(kept.is_tool_call(), "the method survives the cut");
     assert_eq!(server.tool_posts(0), 1);
-    let transcript = mcp_error_layers::transcript::render(&record);
+    let transcript = mcp_error_layers::engine::transcript(&record);
     assert!(
         transcript.contains(&format!("({} bytes in all)", big.len()))
             && transcript.contains(&format!("{} bytes of this request not kept", kept.dropped)),

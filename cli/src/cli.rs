@@ -1,4 +1,4 @@
-//! Commands: `run`, `list`, `serve`, `classify`, `report`, `diff`, `completions`, `man`. Exit codes: 0 when every case that
+//! Commands: `run`, `list`, `serve`, `classify`, `record`, `import`, `report`, `diff`, `completions`, `man`. Exit codes: 0 when every case that
 //! counts passes, 1 when one fails, 2 for a usage or infrastructure error (one line, naming the
 //! path or the case).
 
@@ -6,7 +6,9 @@ mod classify;
 mod colour;
 mod diff;
 mod generate;
+mod import;
 mod list;
+mod record;
 mod report;
 mod run;
 mod select;
@@ -24,6 +26,7 @@ Examples:
   mcp-error-layers run tool/ --json -       the tool/ cases, the JSON report on stdout
   mcp-error-layers run -- ./my-adapter.sh   an adapter program (the endpoint URL is appended)
   mcp-error-layers list --json              the cases as JSON
+  mcp-error-layers import capture.har       a HAR file's tools/call exchanges as cases
   mcp-error-layers completions bash         a bash completion script (also zsh, fish, ...)
 
 Exit codes:
@@ -61,6 +64,13 @@ enum Command {
     /// Classify a captured HTTP response (a file, or stdin) with the reference classifier.
     #[command(after_help = classify::CLASSIFY_HELP)]
     Classify(classify::ClassifyArgs),
+    /// Record a real local server's answers as cases: a loopback proxy between a client and
+    /// the server.
+    #[command(after_help = record::RECORD_HELP)]
+    Record(record::RecordArgs),
+    /// Turn a HAR file's tools/call exchanges into cases.
+    #[command(after_help = import::IMPORT_HELP)]
+    Import(import::ImportArgs),
     /// Build the HTML matrix of cases × adapters from JSON reports.
     ///
     /// `report merge` joins the JSON reports of `run --shard K/N` into one; `report history`
@@ -112,6 +122,8 @@ pub fn dispatch(args: Cli) -> Result<ExitCode, Fatal> {
         Command::List(args) => list::list(args),
         Command::Serve(args) => serve::serve(args),
         Command::Classify(args) => classify::classify(args),
+        Command::Record(args) => record::record(args),
+        Command::Import(args) => import::import(args),
         Command::Report(args) => report::report(args),
         Command::Diff(args) => diff::diff(args),
         Command::Completions(args) => generate::completions(args),

@@ -874,3 +874,86 @@ fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
     );
     assert_eq!(listed, "[must] tool/success: test\n");
 }
+
+/// `--conformance-client`: an empty command, one beside a command after `--`, the reference
+/// client's `--retry` and a persistent program's announce timeout are usage errors that say
+/// what to give; a program that cannot start stops the run before any case.
+#[test]
+fn a_conformance_client_s_flags_that_do_not_fit_exit_2_saying_why() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["run", "--conformance-client", " "],
+            "the conformance client's command is empty",
+        ),
+        (
+            &["run", "--conformance-client", "node c.mjs", "--", "x"],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "run",
+                "--conformance-client",
+                "node c.mjs",
+                "--retry",
+                "never",
+            ],
+            "--retry sets the reference client's policy",
+        ),
+        (
+            &[
+                "run",
+                "--conformance-client",
+                "node c.mjs",
+                "--announce-timeout-ms",
+                "5",
+            ],
+            "a conformance client runs one process per call",
+        ),
+        (
+            &[
+                "run",
+                "tool/",
+                "--conformance-client",
+                "/nonexistent-client",
+            ],
+            "error: cannot start \"/nonexistent-client\": No such file or directory",
+        ),
+    ];
+    for (args, says) in cases {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+/// The JSON report of a conformance client's run names it by its words and marks its coarse
+/// calls; its run flags repeat no announce timeout.
+#[test]
+fn a_conformance_client_s_report_names_it_and_marks_coarse_calls() {
+    let dir = temp_dir("conformance-report");
+    let json = dir.join("run.json");
+    let client = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/adapters/conformance_client.py"
+    );
+    let output = run(&[
+        "run",
+        "tool/is-error",
+        "--conformance-client",
+        client,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("tool/is-error · coarse"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["adapter"]["name"], "conformance_client.py");
+    // `tool/is-error` selects the three cases whose id holds it, each expecting an error.
+    assert_eq!(report["summary"]["coarse"], 3);
+    assert_eq!(report["cases"][0]["calls"][0]["coarse"], true);
+    let flags = report["settings"]["flags"].as_str().unwrap();
+    assert!(!flags.contains("announce"), "{flags}");
+    assert_eq!(report["settings"]["conformance_client"], true);
+}

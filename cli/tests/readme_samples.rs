@@ -6,11 +6,16 @@
 use std::process::Command;
 
 fn readme_block_after(marker: &str) -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    doc_block_after("README.md", marker)
+}
+
+/// The lines of the first text block after `marker` in `doc` (a path from the repository root).
+fn doc_block_after(doc: &str, marker: &str) -> Vec<String> {
+    let path = format!("{}/../{doc}", env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(path).unwrap();
     let start = readme
         .find(marker)
-        .expect("the README introduces the sample");
+        .unwrap_or_else(|| panic!("{doc} introduces the sample with {marker:?}"));
     let block = &readme[start..];
     let open = block.find("```text\n").expect("a text block follows") + "```text\n".len();
     let close = block[open..].find("```").expect("the block closes");
@@ -42,7 +47,11 @@ fn stable(line: &str) -> String {
 /// `marker` (but `...` and the `$` command line) is among the lines it printed; the report
 /// lines name `out`, where the README's run used the default `reports/`.
 fn check_sample(marker: &str, args: &[&str], exit_code: i32) {
-    let sample = readme_block_after(marker);
+    check_doc_sample(readme_block_after(marker), args, exit_code);
+}
+
+/// [`check_sample`] of the lines `sample`, from any doc.
+fn check_doc_sample(sample: Vec<String>, args: &[&str], exit_code: i32) {
     let out = std::env::temp_dir().join(format!(
         "mcp-error-layers-readme-{}-{exit_code}",
         std::process::id()
@@ -71,7 +80,7 @@ fn check_sample(marker: &str, args: &[&str], exit_code: i32) {
         let expected = stable(line).replace("reports/", &format!("{}/", out.display()));
         assert!(
             printed.contains(&expected),
-            "README.md's sample shows `{line}`, which the program does not print; it printed:\n{}",
+            "the doc's sample shows `{line}`, which the program does not print; it printed:\n{}",
             printed.join("\n")
         );
     }
@@ -91,4 +100,26 @@ fn the_readme_sample_of_an_adapter_program_is_what_a_run_prints() {
         &[&["tool/"][..], &program].concat(),
         1,
     );
+}
+
+/// The exit code of the samples' run: every case passes (see the sample's counts).
+const CONFORMANCE_EXIT: i32 = 0;
+
+/// The conformance client of the samples, over the `tool/` cases.
+const CONFORMANCE_RUN: [&str; 3] = [
+    "tool/",
+    "--conformance-client",
+    "tests/adapters/conformance_client.py",
+];
+
+#[test]
+fn the_readme_sample_of_a_conformance_client_is_what_a_run_prints() {
+    let sample = readme_block_after("over the `tool/` cases, the run ends");
+    check_doc_sample(sample, &CONFORMANCE_RUN, CONFORMANCE_EXIT);
+}
+
+#[test]
+fn the_conformance_client_docs_sample_is_what_a_run_prints() {
+    let sample = doc_block_after("docs/conformance-clients.md", "Over the `tool/` cases (in");
+    check_doc_sample(sample, &CONFORMANCE_RUN, CONFORMANCE_EXIT);
 }

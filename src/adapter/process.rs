@@ -20,6 +20,7 @@
 //! The full text for adapter authors is `docs/adapters.md`.
 
 mod concurrent;
+pub mod conformance;
 mod group;
 mod oneshot;
 mod output;
@@ -27,7 +28,7 @@ mod persistent;
 mod pipes;
 mod request;
 
-use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, StartUp};
+use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, Observes, StartUp};
 use crate::observation::AdapterReport;
 use persistent::{Pool, StartFailure, Worker};
 use std::ffi::OsString;
@@ -90,6 +91,8 @@ pub struct ProcessAdapter {
     /// Held while the first call probes, so that parallel first calls do not all probe.
     probing: tokio::sync::Mutex<()>,
     pool: Pool,
+    /// Whether the program is a conformance client ([`ProcessAdapter::conformance_client`]).
+    conformance: bool,
 }
 
 /// How a [`ProcessAdapter`] runs its program.
@@ -111,6 +114,7 @@ impl std::fmt::Debug for ProcessAdapter {
             .field("start_up_timeout", &self.start_up_timeout)
             .field("parallel_starts", &self.parallel_starts)
             .field("mode", &self.mode)
+            .field("conformance", &self.conformance)
             .finish_non_exhaustive()
     }
 }
@@ -159,7 +163,20 @@ impl ProcessAdapter {
             mode: Mutex::new(Mode::Undecided),
             probing: tokio::sync::Mutex::new(()),
             pool: Pool::default(),
+            conformance: false,
         }
+    }
+
+    /// Runs the program as an SDK's *conformance client* (docs/conformance-clients.md): one
+    /// process per call, started as the official conformance suite starts one for its
+    /// `tools_call` scenario ([`conformance`]), judged on its exit status
+    /// ([`Observes::ExitStatus`]): coarse where the case needs a finer outcome.
+    pub fn conformance_client(mut self) -> Self {
+        self.conformance = true;
+        self.set_mode(Mode::OneShot(
+            "a conformance client runs one process per call".into(),
+        ));
+        self
     }
 
     /// Whether the program can be started at all: it names an executable file (looked up on
@@ -319,8 +336,18 @@ impl Driver for ProcessAdapter {
         DriverInfo {
             name: identity.name,
             version: identity.version,
-            announce_timeout: Some(self.announce_timeout),
+            // A conformance client never announces: no allowance to report (or to repeat as a
+            // flag, which `run --conformance-client` refuses).
+            announce_timeout: (!self.conformance).then_some(self.announce_timeout),
             start_up_timeout: Some(self.start_up_timeout),
+            conformance_client: self.conformance,
+        }
+    }
+
+    fn observes(&self) -> Observes {
+        match self.conformance {
+            true => Observes::ExitStatus,
+            false => Observes::Outcomes,
         }
     }
 
@@ -344,7 +371,10 @@ impl Driver for ProcessAdapter {
                 if let Some(note) = note {
                     log.note(note);
                 }
-                oneshot::run(&self.program, &call, log).await
+                match self.conformance {
+                    true => conformance::run(&self.program, &call, log).await,
+                    false => oneshot::run(&self.program, &call, log).await,
+                }
             }
             Slot::Failed(failure) => {
                 if let Some(text) = failure.log.text() {

@@ -6,8 +6,9 @@ use super::snapshot_check::SnapshotCheck;
 use super::wording;
 use crate::adapter::Driver;
 use crate::baseline::Baseline;
+use crate::engine::Run;
 use crate::record::CaseRecord;
-use crate::runner::{RunOptions, run_loaded_blocking};
+use crate::runner::RunOptions;
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -93,7 +94,8 @@ impl<A: Driver + 'static> Harness<A> {
             if let Some(reason) = &harness.unavailable {
                 return Ok(Completion::ignored_with(format!("unavailable: {reason}")));
             }
-            let record = run_loaded_blocking(&harness.adapter, &id, &loaded, &harness.options);
+            let run = Run::with_options(&harness.adapter, harness.options.clone());
+            let record = run.run_loaded(&id, &loaded);
             harness.finish(record)
         })
         .with_kind(kind)

@@ -156,3 +156,36 @@ fn shown(path: &Path) -> String {
 /// Why no report is written under nextest.
 pub(crate) const NO_REPORTS_UNDER_NEXTEST: &str = "note: mcp-error-layers writes no reports under \
     cargo-nextest (each test is its own process): use nextest's own JUnit output";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Expect;
+    use crate::outcome::Outcome;
+    use crate::record::CallRecord;
+    use crate::verdict::Verdict;
+    use std::time::Duration;
+
+    #[test]
+    fn the_summary_after_libtests_counts_coarse_judgements() {
+        let mut record = CaseRecord::broken("tool/is-error", String::new());
+        (record.error, record.verdict, record.standing) = (None, Verdict::Pass, Standing::Pass);
+        record.calls.push(CallRecord {
+            expect: Expect::new(Outcome::ToolError),
+            report: None,
+            adapter_log: None,
+            verdict: Verdict::Pass,
+            problems: Vec::new(),
+            checks: Vec::new(),
+            tool_posts: 1,
+            coarse: true,
+            duration: Duration::ZERO,
+        });
+        assert_eq!(
+            summary("node client.mjs", &[record], 0),
+            "mcp-error-layers: node client.mjs: 1 cases: 1 passed, 0 accepted, 0 warnings, 0 \
+             failed, 0 skipped; hangs 0, adapter errors 0; 1 judged coarsely (exit status \
+             only); 0 snapshots changed"
+        );
+    }
+}

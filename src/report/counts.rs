@@ -31,6 +31,15 @@ pub struct Counts {
     /// Cases whose adapter crashed or answered with no observation (verdict
     /// `adapter-error`), whatever their standing.
     pub adapter_errors: usize,
+    /// Cases with a call judged coarsely, whatever their standing: the adapter tells only
+    /// success or error (a conformance client's exit status) and the expectation needs more,
+    /// so the call was judged on its request checks and server counts only (`crate::coarse`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub coarse: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Counts {
@@ -46,6 +55,9 @@ impl Counts {
                 Standing::Unsupported(_) => &mut counts.skipped,
                 _ => &mut counts.failed,
             } += 1;
+            if record.is_coarse() {
+                counts.coarse += 1;
+            }
             match record.verdict {
                 Verdict::Hang => counts.hangs += 1,
                 Verdict::AdapterError => counts.adapter_errors += 1,
@@ -58,7 +70,7 @@ impl Counts {
 
 impl fmt::Display for Counts {
     /// `101 cases: 90 passed, 3 accepted, 5 warnings, 2 failed, 1 skipped; hangs 1, adapter
-    /// errors 0`.
+    /// errors 0`, then `; 57 judged coarsely (exit status only)` when some were.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -72,6 +84,10 @@ impl fmt::Display for Counts {
             self.skipped,
             self.hangs,
             self.adapter_errors
-        )
+        )?;
+        if self.coarse > 0 {
+            write!(f, "; {} judged coarsely (exit status only)", self.coarse)?;
+        }
+        Ok(())
     }
 }

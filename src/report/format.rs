@@ -26,7 +26,6 @@ impl Format {
 
     /// Its writer (TAP 14 for [`Format::Tap`]; [`ReportPaths::reporter`] follows the version
     /// asked for).
-    #[doc(hidden)]
     pub fn reporter(self) -> &'static dyn Reporter {
         match self {
             Format::Tap => &tap::Tap {
@@ -132,7 +131,6 @@ impl ReportPaths {
     }
 
     /// These paths with TAP written as `version`.
-    #[doc(hidden)]
     pub fn with_tap_version(mut self, version: TapVersion) -> Self {
         self.tap_version = Ok(version);
         self
@@ -140,7 +138,6 @@ impl ReportPaths {
 
     /// The writer of `format`, in the TAP version asked for; `Err` says why the asked-for
     /// version is not one.
-    #[doc(hidden)]
     pub fn reporter(&self, format: Format) -> Result<&'static dyn Reporter, String> {
         match (format, &self.tap_version) {
             (Format::Tap, Err(why)) => Err(why.clone()),
@@ -239,6 +236,7 @@ mod tests {
             settings: super::super::RunSettings::default(),
             duration: std::time::Duration::ZERO,
             cases: Vec::new(),
+            shard: None,
         };
         let render = |paths: ReportPaths| paths.reporter(Format::Tap).unwrap().render(&report);
         let v14 = render(ReportPaths::none()).unwrap();

@@ -266,6 +266,12 @@ fn cell(page: &mut String, case: &JsonCase) {
         "stale" => ("", " · stale"),
         _ => ("", ""),
     };
+    let coarse = if case.calls.iter().any(|c| c.coarse) {
+        " · coarse"
+    } else {
+        ""
+    };
+    let label = format!("{label}{coarse}");
     let _ = write!(
         page,
         "<td class=\"v-{verdict}{soft}\" data-verdict=\"{verdict}\" data-status=\"{}\" \
@@ -316,6 +322,13 @@ fn call_details(page: &mut String, index: usize, call: &JsonCall) {
         esc(&call.observed_text),
         call.tool_posts
     );
+    if call.coarse {
+        let _ = write!(
+            page,
+            "<p class=\"coarse\">coarse: {}</p>",
+            esc(crate::coarse::NOTE)
+        );
+    }
     let failed_checks = call
         .checks
         .iter()

@@ -28,7 +28,6 @@ pub const SCHEMA: &str = "mcp-error-layers/report/v1";
 
 /// The JSON writer.
 #[derive(Debug, Clone, Copy, Default)]
-#[doc(hidden)]
 pub struct Json;
 
 impl Reporter for Json {
@@ -38,25 +37,6 @@ impl Reporter for Json {
 
     fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, &JsonReport::from_run(report))?;
-        writeln!(out)
-    }
-}
-
-/// The JSON writer of one shard's report (`run --shard K/N`): the JSON report with its `shard`
-/// key, which `report merge` reads.
-#[derive(Debug, Clone)]
-#[doc(hidden)]
-pub struct ShardJson(pub ShardInfo);
-
-impl Reporter for ShardJson {
-    fn format(&self) -> &'static str {
-        "JSON"
-    }
-
-    fn write(&self, report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
-        let mut json = JsonReport::from_run(report);
-        json.shard = Some(self.0.clone());
-        serde_json::to_writer_pretty(&mut *out, &json)?;
         writeln!(out)
     }
 }
@@ -150,6 +130,10 @@ pub struct JsonSummary {
     /// client names, for every call (added in v1 later; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer_fidelity: Option<LayerFidelity>,
+    /// Cases with a call judged coarsely: on its request checks and server counts only, the
+    /// adapter telling only success or error (added in v1 later; absent when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub coarse: usize,
 }
 
 /// Cases by verdict (a case's verdict is the worst of its calls').
@@ -255,6 +239,11 @@ pub struct JsonCall {
     /// What an out-of-process adapter wrote to stderr, when it was kept.
     #[serde(default)]
     pub adapter_log: Option<String>,
+    /// Whether the verdict left the outcome, status and code aside: the adapter tells only
+    /// success or error (a conformance client's exit status) and the expectation needs more
+    /// (added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coarse: bool,
 }
 
 /// The server's record of a case.
@@ -339,7 +328,6 @@ pub enum ReportReadError {
 
 impl JsonReport {
     /// The JSON view of one run.
-    #[doc(hidden)]
     pub fn from_run(report: &RunReport) -> Self {
         let strict = report.strict;
         JsonReport {
@@ -358,7 +346,7 @@ impl JsonReport {
             duration_ms: Some(millis(report.duration)),
             summary: JsonSummary::of(report),
             cases: report.cases.iter().map(JsonCase::of).collect(),
-            shard: None,
+            shard: report.shard.clone(),
         }
     }
 
@@ -401,6 +389,7 @@ impl JsonSummary {
             skipped: self.skipped,
             hangs: self.verdicts.hang,
             adapter_errors: self.verdicts.adapter_error,
+            coarse: self.coarse,
         }
     }
 
@@ -425,6 +414,7 @@ impl JsonSummary {
             accepted: counts.accepted,
             verdicts,
             layer_fidelity: Some(LayerFidelity::of(&report.cases)),
+            coarse: counts.coarse,
         }
     }
 }
@@ -477,6 +467,7 @@ impl JsonCall {
             expected_text: expected(call),
             observed_text: observed(call),
             adapter_log: adapter_log(call).map(str::to_owned),
+            coarse: call.coarse,
         }
     }
 }

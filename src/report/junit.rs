@@ -60,6 +60,11 @@ fn suite_properties(report: &RunReport) -> Vec<Property> {
     properties
 }
 
+/// `coarse: judged on ...`: the `judgement` property of a case judged coarsely.
+fn coarse_note() -> String {
+    format!("coarse: {}", crate::coarse::NOTE)
+}
+
 fn generator() -> String {
     format!("mcp-error-layers {}", env!("CARGO_PKG_VERSION"))
 }
@@ -73,6 +78,9 @@ fn test_case(record: &CaseRecord) -> TestCase {
     case.add_property(Property::new("grade", record.grade.as_str()));
     case.add_property(Property::new("verdict", record.verdict.as_str()));
     case.add_property(Property::new("standing", standing.as_str()));
+    if record.is_coarse() {
+        case.add_property(Property::new("judgement", coarse_note()));
+    }
     match standing {
         Standing::Warning(_) => case.add_property(Property::new("warning", mismatch_line(record))),
         Standing::Accepted(why) => case.add_property(Property::new("accepted", why.as_str())),

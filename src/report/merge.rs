@@ -150,6 +150,7 @@ fn empty_summary() -> JsonSummary {
         accepted: 0,
         verdicts: VerdictCounts::default(),
         layer_fidelity: Some(LayerFidelity::default()),
+        coarse: 0,
     }
 }
 
@@ -163,6 +164,7 @@ fn add(a: &JsonSummary, b: &JsonSummary) -> JsonSummary {
         warnings: a.warnings + b.warnings,
         skipped: a.skipped + b.skipped,
         accepted: a.accepted + b.accepted,
+        coarse: a.coarse + b.coarse,
         // A shard without the figure (an older report) leaves the merged report without it.
         layer_fidelity: a
             .layer_fidelity

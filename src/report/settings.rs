@@ -23,6 +23,10 @@ pub struct RunSettings {
     /// An adapter program started for one call: how long it had before its first request;
     /// `null` for an adapter in the runner's own process.
     pub start_up_timeout_ms: Option<u64>,
+    /// Whether the adapter program was a conformance client, its command given to
+    /// `--conformance-client` rather than after `--` (added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conformance_client: bool,
 }
 
 /// A duration as the whole milliseconds a report and a flag carry (saturating: no setting is
@@ -54,6 +58,7 @@ impl RunSettings {
             deadline_margin_ms: millis(options.deadline_margin),
             announce_timeout_ms: driver.announce_timeout.map(millis),
             start_up_timeout_ms: driver.start_up_timeout.map(millis),
+            conformance_client: driver.conformance_client,
         }
     }
 
@@ -127,6 +132,7 @@ mod tests {
             deadline_margin_ms: 3_000,
             announce_timeout_ms: Some(60_000),
             start_up_timeout_ms: Some(10_000),
+            conformance_client: false,
         };
         assert_eq!(
             settings.flags(named("python-sdk")),

@@ -99,6 +99,15 @@ fn header(report: &RunReport) -> String {
 }
 
 fn test_point(out: &mut dyn Write, n: usize, record: &CaseRecord) -> io::Result<()> {
+    result_line(out, n, record)?;
+    // A comment, not a directive: TAP has no word for a judgement of less than the outcome.
+    if record.is_coarse() {
+        writeln!(out, "# coarse: {}", crate::coarse::NOTE)?;
+    }
+    Ok(())
+}
+
+fn result_line(out: &mut dyn Write, n: usize, record: &CaseRecord) -> io::Result<()> {
     let id = escaped(&shown_id(&record.id));
     let todo = |out: &mut dyn Write, why: String| {
         writeln!(out, "not ok {n} - {id} # TODO {}", escaped(&why))?;
@@ -167,6 +176,9 @@ fn call_item(y: &mut String, indent: usize, index: usize, call: &CallRecord) {
     field(y, inner, "expected", &quoted(&expected(call)));
     field(y, inner, "observed", &quoted(&observed(call)));
     field(y, inner, "tool_posts", &call.tool_posts.to_string());
+    if call.coarse {
+        field(y, inner, "judgement", "coarse");
+    }
     field(
         y,
         inner,

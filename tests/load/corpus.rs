@@ -9,8 +9,8 @@
 //! (`tests/adapters/oneshot.py`, `persistent.py`) and the reference client pass every case.
 
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Verdict;
 
 /// The `count` cases, with ids `load/00000-<kind>`.
 pub fn corpus(count: usize) -> Vec<CaseSource> {

@@ -8,19 +8,18 @@
 
 #![allow(dead_code)] // each test binary uses its own part of the fixture
 
+use mcp_error_layers::Outcome;
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::adapter::{Adapter, CallContext};
-use mcp_error_layers::baseline::Baseline;
 use mcp_error_layers::case::{CaseSource, builtin};
-use mcp_error_layers::observation::{AdapterReport, Observation};
-use mcp_error_layers::outcome::Outcome;
-use mcp_error_layers::record::CaseRecord;
-use mcp_error_layers::report::{AdapterInfo, RunReport, RunSettings};
-use mcp_error_layers::rules::Rules;
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::snapshot::redact_ports;
-use mcp_error_layers::suite::run_all;
+use mcp_error_layers::engine::Baseline;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Rules;
+use mcp_error_layers::engine::Run as Engine;
+use mcp_error_layers::engine::redact_ports;
+use mcp_error_layers::report::{AdapterInfo, RunReport};
 use mcp_error_layers::wire::Ended;
+use mcp_error_layers::{AdapterReport, Observation};
 use std::time::Duration;
 
 /// Built-in cases in the fixture: MUST and SHOULD grades, JSON and SSE bodies.
@@ -173,28 +172,15 @@ async fn post_and_say_success(call: &CallContext) -> AdapterReport {
 
 /// Runs the fixture's cases against `adapter`.
 pub fn run<A: Adapter>(adapter: &A, name: &str, version: Option<&str>, strict: bool) -> RunReport {
-    let options = RunOptions {
-        deadline_margin: Duration::from_millis(300),
-        rules: Rules::strict(strict),
-        ..RunOptions::default()
+    let run = Engine::new(adapter).cases(sources()).jobs(4).strict(strict);
+    let mut report = run.deadline_margin(Duration::from_millis(300)).execute(&());
+    report.adapter = AdapterInfo {
+        name: name.to_owned(),
+        version: version.map(str::to_owned),
     };
-    let cases = run_all(adapter, &sources(), &options, 4, &|_| {});
-    RunReport {
-        adapter: AdapterInfo {
-            name: name.to_owned(),
-            version: version.map(str::to_owned),
-        },
-        protocol_version: None,
-        strict,
-        settings: RunSettings {
-            jobs: 4,
-            deadline_margin_ms: 300,
-            ..RunSettings::default()
-        },
-        // What `stable` sets: reports compared as text must not depend on the machine.
-        duration: Duration::from_millis(1234),
-        cases,
-    }
+    // What `stable` sets: reports compared as text must not depend on the machine.
+    report.duration = Duration::from_millis(1234);
+    report
 }
 
 /// The reference client's run.

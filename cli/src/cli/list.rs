@@ -4,7 +4,7 @@ use super::select::Selection;
 use super::{Fatal, print};
 use clap::Args;
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::explain::shown_id;
+use mcp_error_layers::engine::shown_id;
 use serde::Serialize;
 use std::process::ExitCode;
 

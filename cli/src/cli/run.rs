@@ -4,28 +4,23 @@ use super::select::Selection;
 use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_error_layers::adapter::process::ProcessAdapter;
+use mcp_error_layers::adapter::process::{ProcessAdapter, conformance};
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Driver, DriverInfo};
 use mcp_error_layers::case::CaseSource;
-use mcp_error_layers::explain::{Mismatch, shown_id};
-use mcp_error_layers::record::CaseRecord;
+use mcp_error_layers::engine::CaseRecord;
+use mcp_error_layers::engine::Standing;
+use mcp_error_layers::engine::Verdict;
+use mcp_error_layers::engine::{EventSink, Run};
+use mcp_error_layers::engine::{Mismatch, shown_id};
 use mcp_error_layers::report::Counts;
-use mcp_error_layers::report::json::ShardJson;
-use mcp_error_layers::report::shard::{Shard, ShardInfo};
+use mcp_error_layers::report::shard::Shard;
 use mcp_error_layers::report::tap::TapVersion;
-use mcp_error_layers::report::{
-    AdapterInfo, Format, ReportPaths, Reporter, RunReport, RunSettings, write_file,
-};
-use mcp_error_layers::rules::Rules;
-use mcp_error_layers::runner::RunOptions;
-use mcp_error_layers::standing::Standing;
-use mcp_error_layers::suite::{default_jobs, default_program_jobs, run_all};
-use mcp_error_layers::verdict::Verdict;
+use mcp_error_layers::report::{AdapterInfo, Format, ReportPaths, RunReport, write_file};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Options of `run`.
 #[derive(Debug, Clone, Default, Args)]
@@ -48,6 +43,11 @@ pub struct RunArgs {
     /// appended as the last argument).
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+    /// Run an SDK's conformance client instead (docs/conformance-clients.md): "CMD ARGS", split
+    /// at whitespace, started per call with the endpoint URL appended and
+    /// MCP_CONFORMANCE_SCENARIO=tools_call; its exit status is the observation (coarse).
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "command")]
+    conformance_client: Option<String>,
     /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
     /// after 503, 429 or a connection error) or `never`.
     #[arg(long, value_name = "POLICY", value_enum, default_value_t = Retry::RepeatableTools)]
@@ -109,6 +109,20 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The adapter program and its arguments: the command after `--`, or the words of
+    /// `--conformance-client`; empty for the reference client.
+    fn program(&self) -> Result<Vec<String>, String> {
+        match &self.conformance_client {
+            Some(line) => conformance::split_command(line),
+            None => Ok(self.command.clone()),
+        }
+    }
+
+    /// Whether an adapter program runs (not the reference client).
+    fn has_program(&self) -> bool {
+        !self.command.is_empty() || self.conformance_client.is_some()
+    }
+
     /// The file `--<format>` names (clap's derive needs a field per flag; the match makes a new
     /// format a compile error here until it has one).
     fn path(&self, format: Format) -> Option<PathBuf> {
@@ -175,21 +189,21 @@ impl Human {
 
 /// Runs the selected cases and reports.
 pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
-    let (sources, shard) = sharded(args.selection.sources()?, args.shard);
+    let sources = args.selection.sources()?;
     check_adapter_flags(&args)?;
     let (paths, to_stdout) = report_paths(&args)?;
     let human = Human {
         to_stderr: to_stdout.is_some(),
     };
-    let report = match args.command.split_first() {
+    let report = match args.program().map_err(Fatal::new)?.split_first() {
         Some((program, rest)) => {
             let adapter = process_adapter(program, rest, &args);
             adapter.check_startable().map_err(Fatal::new)?;
-            run_with(&adapter, &sources, &args, human)
+            run_with(&adapter, sources, &args, human)
         }
         None => run_with(
             &ReferenceAdapter::new().with_retry(args.retry.policy()),
-            &sources,
+            sources,
             &args,
             human,
         ),
@@ -199,9 +213,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
         "\n{counts}; {:.0} ms",
         report.duration.as_secs_f64() * 1000.0
     ))?;
-    write_reports(&report, &paths, shard.as_ref(), human)?;
+    write_reports(&report, &paths, human)?;
     if let Some(format) = to_stdout {
-        let text = reporter(&paths, format, shard.as_ref())
+        let text = paths
+            .reporter(format)
             .and_then(|r| r.render(&report).map_err(|e| e.to_string()))
             .map_err(|e| Fatal::new(format!("cannot write the {} report: {e}", format.label())))?;
         super::print(&text)?;
@@ -233,6 +248,9 @@ impl Retry {
 /// The adapter program with the options that concern it.
 fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAdapter {
     let mut adapter = ProcessAdapter::new(program, rest);
+    if args.conformance_client.is_some() {
+        adapter = adapter.conformance_client();
+    }
     if let Some(ms) = args.start_up_timeout_ms {
         adapter = adapter.with_start_up_timeout(Duration::from_millis(ms));
     }
@@ -246,7 +264,13 @@ fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAda
 /// and the reference client's with a program, and `--adapter` naming a client that is not
 /// there.
 fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
-    if !args.command.is_empty() && args.retry != Retry::default() {
+    if args.conformance_client.is_some() && args.announce_timeout_ms.is_some() {
+        return Err(Fatal::new(
+            "--announce-timeout-ms is for a persistent adapter program; a conformance client \
+             runs one process per call (--start-up-timeout-ms bounds its start)",
+        ));
+    }
+    if args.has_program() && args.retry != Retry::default() {
         return Err(Fatal::new(
             "--retry sets the reference client's policy; an adapter program has its own",
         ));
@@ -256,14 +280,14 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
         ("--announce-timeout-ms", args.announce_timeout_ms.is_some()),
     ];
     if let Some((flag, _)) = program_only.iter().find(|(_, set)| *set) {
-        if args.command.is_empty() {
+        if !args.has_program() {
             return Err(Fatal::new(format!(
                 "{flag} is for an adapter program (given after `--`); the reference client \
                  starts at once"
             )));
         }
     }
-    match (&args.adapter, args.command.is_empty()) {
+    match (&args.adapter, !args.has_program()) {
         (Some(name), true) if name != "reference" => Err(Fatal::new(format!(
             "unknown adapter {name:?}: use `reference`, or give the adapter's command after `--`"
         ))),
@@ -276,7 +300,8 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
 /// announced, else unknown. The reference client is `reference`, of this crate's version.
 fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
     let named = args.adapter_name.clone();
-    let Some(program) = args.command.first() else {
+    let words = args.program().unwrap_or_default();
+    let Some(program) = words.first() else {
         return AdapterInfo {
             name: named.unwrap_or_else(|| "reference".into()),
             version: Some(
@@ -286,9 +311,20 @@ fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
             ),
         };
     };
-    let file_name = || {
-        let name = Path::new(program).file_name();
-        name.map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned())
+    let file_name = |word: &String| {
+        let name = Path::new(word).file_name();
+        name.map_or_else(|| word.clone(), |n| n.to_string_lossy().into_owned())
+    };
+    // A conformance client is an interpreter and its script as often as not (`node client.mjs`):
+    // both words name it.
+    let file_name = || match args.conformance_client {
+        Some(_) => words
+            .iter()
+            .take(2)
+            .map(file_name)
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => file_name(program),
     };
     AdapterInfo {
         name: named
@@ -302,42 +338,57 @@ fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
 /// Runs every source against `driver` with a live line per case; the run as reports hold it.
 fn run_with<D: Driver>(
     driver: &D,
-    sources: &[CaseSource],
+    sources: Vec<CaseSource>,
     args: &RunArgs,
     human: Human,
 ) -> RunReport {
-    let margin = args.deadline_margin_ms.map(Duration::from_millis);
-    let options = RunOptions {
-        deadline_margin: margin.unwrap_or(RunOptions::default().deadline_margin),
-        protocol_version: args.protocol_version.clone(),
-        default_timeout: args.default_timeout_ms.map(Duration::from_millis),
-        rules: Rules::strict(args.strict),
-    };
-    let bar = progress_bar(sources.len() as u64, human);
-    let colored = human.colored();
-    let jobs = args.jobs.unwrap_or_else(|| {
-        if args.command.is_empty() {
-            default_jobs()
-        } else {
-            default_program_jobs()
-        }
-    });
-    let started = Instant::now();
-    let records = run_all(driver, sources, &options, jobs, &|record| {
-        show(&bar, human, live_line(record, colored));
-    });
-    let duration = started.elapsed();
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
+    let mut run = Run::new(driver)
+        .cases(sources)
+        .strict(args.strict)
+        .protocol_version(args.protocol_version.clone());
+    if let Some(ms) = args.deadline_margin_ms {
+        run = run.deadline_margin(Duration::from_millis(ms));
     }
-    let info = driver.info();
-    RunReport {
-        adapter: adapter_identity(args, &info),
-        protocol_version: args.protocol_version.clone(),
-        strict: args.strict,
-        settings: RunSettings::of(jobs, &options, &info),
-        duration,
-        cases: records,
+    if let Some(ms) = args.default_timeout_ms {
+        run = run.default_timeout(Duration::from_millis(ms));
+    }
+    if let Some(jobs) = args.jobs {
+        run = run.jobs(jobs);
+    }
+    if let Some(shard) = args.shard {
+        run = run.shard(shard);
+    }
+    let live = LiveLines {
+        bar: std::sync::OnceLock::new(),
+        human,
+        colored: human.colored(),
+    };
+    let mut report = run.execute(&live);
+    report.adapter = adapter_identity(args, &driver.info());
+    report
+}
+
+/// The live line of each case as it ends, under a progress bar at a terminal.
+struct LiveLines {
+    bar: std::sync::OnceLock<Option<ProgressBar>>,
+    human: Human,
+    colored: bool,
+}
+
+impl EventSink for LiveLines {
+    fn run_started(&self, cases: &[CaseSource]) {
+        let _ = self.bar.set(progress_bar(cases.len() as u64, self.human));
+    }
+
+    fn case_finished(&self, record: &CaseRecord) {
+        let bar = self.bar.get().and_then(Option::as_ref);
+        show(bar, self.human, live_line(record, self.colored));
+    }
+
+    fn run_finished(&self, _report: &RunReport) {
+        if let Some(bar) = self.bar.get().and_then(Option::as_ref) {
+            bar.finish_and_clear();
+        }
     }
 }
 
@@ -366,7 +417,7 @@ fn progress_bar(len: u64, human: Human) -> Option<ProgressBar> {
     Some(bar.with_style(style))
 }
 
-fn show(bar: &Option<ProgressBar>, human: Human, line: String) {
+fn show(bar: Option<&ProgressBar>, human: Human, line: String) {
     match bar {
         Some(bar) => {
             bar.println(line);
@@ -393,6 +444,9 @@ fn live_line(record: &CaseRecord, colored: bool) -> String {
         colored,
     );
     let mut line = format!("{word} {grade:<6} {}", shown_id(&record.id));
+    if record.is_coarse() {
+        line.push_str(" · coarse");
+    }
     if let Some(error) = &record.error {
         line.push_str(&format!("\n    {error}"));
     }
@@ -474,40 +528,10 @@ fn flag(format: Format) -> &'static str {
     }
 }
 
-/// The cases of `shard` (all of them without one) and the JSON writer that records which shard
-/// of which selection the report holds.
-fn sharded(sources: Vec<CaseSource>, shard: Option<Shard>) -> (Vec<CaseSource>, Option<ShardJson>) {
-    let Some(shard) = shard else {
-        return (sources, None);
-    };
-    let info = ShardInfo::new(shard, sources.iter().map(|s| s.id.as_str()));
-    let kept = sources
-        .into_iter()
-        .filter(|s| shard.selects(&s.id))
-        .collect();
-    (kept, Some(ShardJson(info)))
-}
-
-/// The writer of `format`: a shard's JSON report carries its `shard` key.
-fn reporter<'a>(
-    paths: &ReportPaths,
-    format: Format,
-    shard: Option<&'a ShardJson>,
-) -> Result<&'a dyn Reporter, String> {
-    match (format, shard) {
-        (Format::Json, Some(shard)) => Ok(shard),
-        _ => paths.reporter(format),
-    }
-}
-
-fn write_reports(
-    report: &RunReport,
-    paths: &ReportPaths,
-    shard: Option<&ShardJson>,
-    human: Human,
-) -> Result<(), Fatal> {
+fn write_reports(report: &RunReport, paths: &ReportPaths, human: Human) -> Result<(), Fatal> {
     for (format, path) in paths.iter() {
-        let reporter = reporter(paths, format, shard)
+        let reporter = paths
+            .reporter(format)
             .map_err(|why| Fatal::new(format!("cannot write report {}: {why}", path.display())))?;
         write_file(path, |out| reporter.write(report, out))
             .map_err(|e| Fatal::new(e.to_string()))?;

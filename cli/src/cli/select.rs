@@ -4,7 +4,7 @@
 use super::Fatal;
 use clap::Args;
 use mcp_error_layers::case::{CaseSource, builtin, discover};
-use mcp_error_layers::explain::shown_id;
+use mcp_error_layers::engine::shown_id;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 use super::Fatal;
 use clap::Args;
 use mcp_error_layers::case::{Case, CaseSource, builtin};
-use mcp_error_layers::transcript;
+use mcp_error_layers::engine::transcript;
 use mcp_error_layers::wire::{Exchange, WireServer};
 use std::path::Path;
 use std::process::ExitCode;
@@ -132,7 +132,7 @@ fn ready(exchanges: &[Exchange], age: Duration) -> (String, usize, Option<Durati
         .position(|e| e.reply.end.is_none() && age_ms.saturating_sub(e.at_ms) < patience);
     let count = waiting.unwrap_or(exchanges.len());
     let text = if count > 0 {
-        transcript::render(&exchanges[..count])
+        transcript(&exchanges[..count])
     } else {
         String::new()
     };

@@ -1,6 +1,7 @@
 //! Running many cases at once: a fixed pool of worker threads, each with its own runtime,
 //! pulling cases off a shared index. Results come back in the order of the sources.
 
+use super::EventSink;
 use crate::adapter::Driver;
 use crate::case::CaseSource;
 use crate::record::CaseRecord;
@@ -37,15 +38,15 @@ fn cores() -> usize {
 pub const MAX_JOBS: usize = 1024;
 
 /// Runs every source against `adapter` with up to `jobs` cases in flight (at least 1, at most
-/// [`MAX_JOBS`] and the number of sources); calls `progress` as each case finishes (from the
-/// worker thread that ran it). When the system cannot start as many threads, the run goes on
+/// [`MAX_JOBS`] and the number of sources); tells `sink` as each case starts and finishes (from
+/// the worker thread that runs it). When the system cannot start as many threads, the run goes on
 /// with those it could start.
 pub fn run_all<D: Driver>(
     adapter: &D,
     sources: &[CaseSource],
     options: &RunOptions,
     jobs: usize,
-    progress: &(dyn Fn(&CaseRecord) + Sync),
+    sink: &dyn EventSink,
 ) -> Vec<CaseRecord> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<CaseRecord>>> = sources.iter().map(|_| Mutex::new(None)).collect();
@@ -54,7 +55,7 @@ pub fn run_all<D: Driver>(
             let spawned = std::thread::Builder::new()
                 .name(format!("case-worker-{n}"))
                 .spawn_scoped(scope, || {
-                    worker(adapter, sources, options, &next, &slots, progress);
+                    worker(adapter, sources, options, &next, &slots, sink);
                 });
             if spawned.is_err() {
                 break; // the workers already running take the remaining cases
@@ -79,7 +80,7 @@ fn worker<D: Driver>(
     options: &RunOptions,
     next: &AtomicUsize,
     slots: &[Mutex<Option<CaseRecord>>],
-    progress: &(dyn Fn(&CaseRecord) + Sync),
+    sink: &dyn EventSink,
 ) {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -93,8 +94,9 @@ fn worker<D: Driver>(
         let Some(source) = sources.get(index) else {
             return;
         };
+        sink.case_started(&source.id);
         let record = runtime.block_on(run_source(adapter, source, options));
-        progress(&record);
+        sink.case_finished(&record);
         *slots[index].lock().unwrap_or_else(|p| p.into_inner()) = Some(record);
     }
 }
@@ -124,13 +126,7 @@ mod tests {
         let says_success =
             |_: CallContext| async { AdapterReport::from(Observation::new(Outcome::ToolSuccess)) };
         for jobs in [0, 1, 2, usize::MAX] {
-            let records = run_all(
-                &says_success,
-                &sources,
-                &RunOptions::default(),
-                jobs,
-                &|_| {},
-            );
+            let records = run_all(&says_success, &sources, &RunOptions::default(), jobs, &());
             let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
             assert_eq!(ids, ["0/tool/success", "1/tool/is-error", "2/tool/success"]);
             assert_eq!(records[1].verdict, Verdict::Fail, "jobs {jobs}");
