@@ -15,6 +15,12 @@ APIs differ the adapter detects the feature, never the version: the types in `mc
 `.error`), a `ClientSession` with or without `discover()` (without it every version runs over the
 initialize handshake), `call_tool` with or without `allow_input_required`, its timeout in seconds
 or as a `timedelta`, `is_error` or `isError`.
+
+`--tasks` (the row python-sdk-v1+tasks) runs a call that asks for a task (docs/adapters.md,
+"Tasks") through the 1.x line's experimental task API, composed as its documentation shows:
+`session.experimental.call_tool_as_task`, `poll_task` until a terminal status, then
+`get_task_result(task_id, CallToolResult)`; the call's timeout is the application's deadline around
+all of it. Without `--tasks`, or on an SDK without that API, such a call is `unsupported`.
 """
 
 from __future__ import annotations
@@ -68,6 +74,8 @@ TIMEOUT_AS_TIMEDELTA = "timedelta" in str(CALL_TOOL_PARAMETERS["read_timeout_sec
 
 PACKAGE = "mcp"
 SDK_VERSION = package_version(PACKAGE)
+# The task statuses after which `poll_task` stops (2025-11-25, "Task Status").
+TERMINAL_STATUSES = ("completed", "failed", "cancelled")
 # How long the SDK's own teardown (task groups, DELETE of a session) may take once the call has
 # an observation; past that the observation stands and teardown is abandoned.
 TEARDOWN_SECONDS = 2.0
@@ -108,13 +116,55 @@ def from_error(error: BaseException, steps: contract.Steps, modern: bool, timeou
         if first.error.code == REQUEST_TIMEOUT and first.error.message in timeout_messages(method, timeout_s):
             return observation("TIMEOUT", text)
         return observation("JSONRPC_ERROR", text, code=first.error.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult", first.title):
+    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult|CreateTaskResult", first.title):
         # ClientSession.send_request validates the result against the negotiated version's schema
         # and documents pydantic.ValidationError for a non-conforming result. Only a failure of the
         # tools/call result model counts; call_tool also lists tools (to check output schemas),
-        # and a ListToolsResult failure says nothing about the tool result.
+        # and a ListToolsResult failure says nothing about the tool result. A task call's answer
+        # to tools/call is a CreateTaskResult, its final result a CallToolResult.
         return observation("INVALID_TOOL_RESULT", text)
     return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
+
+
+async def call_as_task(session: ClientSession, call: Call) -> dict[str, Any]:
+    """The call as a task (`--tasks`), as the SDK's experimental task API documents the flow: ask
+    for the task, poll it until a terminal status (`poll_task` keeps to the server's pollInterval),
+    then fetch its result, which `tasks/result` returns for a failed task too (as the JSON-RPC
+    error of the underlying call). The task statuses the SDK reported go into `detail`."""
+    experimental = session.experimental
+    options = {} if call.task.get("ttl_ms") is None else {"ttl": call.task["ttl_ms"]}
+    seen: list[str] = []
+    # The SDK method running now, named in the detail of an error it raises.
+    step = "call_tool_as_task"
+    try:
+        with anyio.fail_after(call.timeout_s):
+            created = await experimental.call_tool_as_task(call.tool, call.arguments, **options)
+            task_id, status = created.task.taskId, created.task.status
+            seen.append(f"created {status}")
+            step = "poll_task"
+            if status not in TERMINAL_STATUSES:
+                async for polled in experimental.poll_task(task_id):
+                    status = polled.status
+                    seen.append(status)
+            if status == "cancelled":
+                return observation("TASK_CANCELLED", f"poll_task ended with the task cancelled{statuses(seen)}")
+            step = "get_task_result"
+            returned = await experimental.get_task_result(task_id, types.CallToolResult)
+    except TimeoutError:
+        text = f"the task had no result within the call's timeout of {call.timeout_s} s (the application's deadline around it)"
+        return observation("TIMEOUT", text + statuses(seen))
+    except Exception as error:  # noqa: BLE001 - every SDK error is an observation
+        where = contract.Steps(connect="connect", list="list_tools", call=step)
+        where.now = "call"
+        found = from_error(error, where, False, call.timeout_s)
+        return {**found, "detail": found["detail"] + statuses(seen)}
+    found = from_result(returned)
+    return {**found, "detail": found["detail"].replace("call_tool returned", "get_task_result returned", 1) + statuses(seen)}
+
+
+def statuses(seen: list[str]) -> str:
+    """The task statuses the SDK reported, for an observation's detail."""
+    return f" (task statuses: {', '.join(seen)})" if seen else ""
 
 
 async def observe(call: Call) -> dict[str, Any]:
@@ -154,10 +204,13 @@ async def observe(call: Call) -> dict[str, Any]:
                             await session.discover()
                         else:
                             await session.initialize()
-                        returned = await steps.list_then_call(
-                            call, session.list_tools, lambda: session.call_tool(call.tool, call.arguments, **call_options)
-                        )
-                        result = from_result(returned)
+                        if call.task is not None:
+                            result = await steps.list_then_call(call, session.list_tools, lambda: call_as_task(session, call))
+                        else:
+                            returned = await steps.list_then_call(
+                                call, session.list_tools, lambda: session.call_tool(call.tool, call.arguments, **call_options)
+                            )
+                            result = from_result(returned)
                     except Exception as error:  # noqa: BLE001 - every SDK error is an observation
                         result = from_error(error, steps, modern, call.timeout_s)
                     # The observation stands; the SDK's teardown (the session's DELETE, its task
@@ -174,6 +227,8 @@ async def observe(call: Call) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    # The SDK is imported above and the adapter takes no arguments of its own: each call is one
-    # `anyio.run` (in persistent mode on a thread of its own, many at once).
-    contract.main(lambda _arguments: lambda call: anyio.run(observe, call), package=PACKAGE)
+    # The SDK is imported above; the one argument of its own is `--tasks`, honoured where the SDK
+    # has the experimental task API. Each call is one `anyio.run` (in persistent mode on a thread
+    # of its own, many at once).
+    TASKS = "--tasks" in sys.argv[1:] and hasattr(ClientSession, "experimental")
+    contract.main(lambda _arguments: lambda call: anyio.run(observe, call), package=PACKAGE, options="[--tasks]", tasks=TASKS)
