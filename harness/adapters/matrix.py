@@ -8,7 +8,9 @@ A column's head is the adapter, its version and its layer fidelity (the JSON rep
 `summary.layer_fidelity`: of the cases it ran, how many it reported in the layer a correct client
 names). A cell is the observed outcome (with its HTTP status / JSON-RPC code where they matter),
 one per call; a deviation is marked ✗, with what else differs in parentheses (a counted key such
-as `tool_posts`, a failed request check), and a hang or crash says so.
+as `tool_posts`, a failed request check), and a hang or crash says so. A call the adapter answered
+`unsupported` (its client has no API for it, e.g. no task API) is no deviation: the cell says
+"unsupported" and the note under the table gives each row's reasons once.
 Write the reports with `adapters.py run` (or `MCP_ERROR_LAYERS_SDK=<id> MCP_ERROR_LAYERS_JSON=<file>
 cargo test --test sdk`, or `MCP_ERROR_LAYERS_SDK_REPORTS=<folder> cargo test` for every row at once).
 """
@@ -38,10 +40,10 @@ TIMING_KEYS = {"min_gaps_ms"}
 
 def cell(call: dict) -> str:
     observed = call["observed"]
+    if call["verdict"] == "unsupported":
+        return "unsupported"
     if observed is None:
         text = call["verdict"]  # hang or adapter-error: nothing was observed
-    elif "unsupported" in observed:
-        text = "unsupported"
     else:
         text = outcome(observed, call["expected"])
     if call["verdict"] == "pass":
@@ -88,7 +90,7 @@ def main(paths: list[str]) -> int:
             case = cases.get(case_id)
             cells.append("; ".join(cell(c) for c in case["calls"]) if case else "not run")
         print(f"| `{case_id}` | {first['grade']} | {expected} | " + " | ".join(cells) + " |")
-    deviations = [sum(c["verdict"] != "pass" for c in r["cases"]) for r in reports]
+    deviations = [sum(c["verdict"] not in ("pass", "unsupported") for c in r["cases"]) for r in reports]
     print()
     print(
         "✗ marks a deviation (each one listed with its reason in "
@@ -96,12 +98,32 @@ def main(paths: list[str]) -> int:
         "what else differs: a counted key (`tool_posts`, `initializes`, ...) or a failed request "
         "check (a gap, `min_gaps_ms`, only when nothing else differs: it depends on the machine's load); "
         "– is a status or code the SDK did not give; \"layers 52/101\" in a column's head: of the "
-        "101 cases it ran, it reported 52 in the layer the case expects (transport, protocol, "
-        "interaction, the tool's own error, or none: a success), whatever else differed. "
+        "101 cases it ran (not those it answered unsupported), it reported 52 in the layer the case "
+        "expects (transport, protocol, interaction, the tool's own error, or none: a success), "
+        "whatever else differed. "
         + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))
         + "."
     )
+    grouped = unsupported_by_reason(names, reports)
+    if grouped:
+        print()
+        print("unsupported (no deviation): " + "; ".join(f"{reason}: {', '.join(rows)}" for reason, rows in grouped.items()) + ".")
     return 0
+
+
+def unsupported_by_reason(names: list[str], reports: list[dict]) -> dict[str, list[str]]:
+    """Each reason a row gave for a call it answered unsupported, with the rows that gave it and
+    how many cases: `{"no task API": ["rmcp 3.11.0 (12 cases)"]}`."""
+    grouped: dict[str, list[str]] = {}
+    for name, report in zip(names, reports):
+        counted: dict[str, int] = {}
+        for case in report["cases"]:
+            if case["verdict"] == "unsupported":
+                reason = case.get("reason") or "no reason given"
+                counted[reason] = counted.get(reason, 0) + 1
+        for reason, n in counted.items():
+            grouped.setdefault(reason, []).append(f"{name} ({n} cases)")
+    return grouped
 
 
 if __name__ == "__main__":

@@ -44,6 +44,15 @@ class Cell(unittest.TestCase):
         hang = {**call(verdict="hang"), "observed": None}
         self.assertEqual(matrix.cell(hang), "✗ hang")
 
+    def test_unsupported_is_no_deviation_and_keeps_its_reason_for_the_note(self):
+        reason = "this adapter uses no task API of its client"
+        skipped = {**call(verdict="unsupported", problems=[reason]), "observed": {"unsupported": reason}}
+        self.assertEqual(matrix.cell(skipped), "unsupported")
+        report = {"cases": [{"verdict": "unsupported", "reason": reason}] * 2 + [{"verdict": "pass"}]}
+        passing = {"cases": [{"verdict": "pass"}]}
+        grouped = matrix.unsupported_by_reason(["rmcp 3.11.0", "x 1", "y 2"], [report, passing, report])
+        self.assertEqual(grouped, {reason: ["rmcp 3.11.0 (2 cases)", "y 2 (2 cases)"]})
+
 
 class Manifest(unittest.TestCase):
     def load(self, text):
