@@ -9,12 +9,20 @@
 //! for the 2025 era, then `call_tool(name, arguments)`, which follows `input_required` rounds
 //! and server-created tasks itself. It maps what tower-mcp surfaces (`CallToolResult`, its
 //! `Error` enum, `HttpStatusDetails`) to an outcome. It never sees the case.
+//!
+//! `--tasks` (the row tower-mcp+tasks) runs a call that asks for a task (docs/adapters.md,
+//! "Tasks") through tower-mcp's task API, as it documents it: a client built with
+//! `McpClient::builder().with_tasks()` (the 2026-07-28 tasks extension declared), then
+//! `call_tool_as_task(name, arguments, ttl)` (a task-augmented call in 2025-11-25), then
+//! `task_wait(task_id)`, which polls `tasks/get` at the server's interval until a terminal status.
+//! Without it such a call is `unsupported`.
 
 use std::process::ExitCode;
 
 use contract::{Call, Observation};
 use serde_json::Value;
 use tower_mcp::client::{HttpClientTransport, HttpStatusDetails, McpClient};
+use tower_mcp::protocol::{TaskObject, TaskStatus};
 use tower_mcp::{CallToolResult, Error, JsonRpcError};
 
 /// The pinned tower-mcp version (Cargo.toml says `=0.25.0`; keep the two in step).
@@ -95,13 +103,69 @@ fn from_result(result: &CallToolResult) -> Observation {
     }
 }
 
+/// The observation for the terminal task `task_wait` returned: a completed task's result (inline in
+/// 2026-07-28; tower-mcp has no method for 2025-11-25's `tasks/result`), a failed task's error, a
+/// cancelled task.
+fn from_task(task: &TaskObject) -> Observation {
+    let statuses = format!("task_wait returned the task {}", task.status);
+    match (&task.status, &task.result, &task.error) {
+        (TaskStatus::Completed, Some(result), _) => {
+            let outcome = if result.is_error {
+                "TOOL_ERROR"
+            } else {
+                "TOOL_SUCCESS"
+            };
+            let text = format!(
+                "{statuses} with its CallToolResult (is_error: {})",
+                result.is_error
+            );
+            Observation::new(outcome, text)
+        }
+        (TaskStatus::Failed, _, Some(error)) => Observation::new(
+            "JSONRPC_ERROR",
+            format!("{statuses} with the error {}", jsonrpc_text(error)),
+        )
+        .with_code(i64::from(error.code)),
+        (TaskStatus::Cancelled, _, _) => Observation::new("TASK_CANCELLED", statuses),
+        _ => Observation::new(
+            "UNCLASSIFIED_ERROR",
+            format!("{statuses} without a result or an error on it"),
+        ),
+    }
+}
+
+/// The call as a task (`--tasks`): ask for it, then wait for its terminal status, both within the
+/// call's timeout (dropping `task_wait` is how an application gives up on it).
+async fn observe_task(client: &McpClient, call: &Call) -> Observation {
+    let ttl = call
+        .task
+        .as_ref()
+        .and_then(|task| task.get("ttl_ms"))
+        .and_then(Value::as_u64);
+    let arguments = Value::Object(call.arguments.clone());
+    let work = async {
+        let created = client
+            .call_tool_as_task(&call.tool, arguments, ttl)
+            .await
+            .map_err(|error| from_error("call_tool_as_task failed", &error))?;
+        let task = client
+            .task_wait(&created.task.task_id)
+            .await
+            .map_err(|error| from_error("task_wait failed", &error))?;
+        Ok(from_task(&task))
+    };
+    match contract::within(call.timeout, "call_tool_as_task and task_wait", work).await {
+        Ok(Ok(observation) | Err(observation)) | Err(observation) => observation,
+    }
+}
+
 /// Makes one tool call with tower-mcp and returns the observation.
 ///
 /// The timeout bounds `call_tool` (all its rounds) with the adapter's own deadline: `McpClient`
 /// has no per-call timeout (the transport's `HttpClientConfig::request_timeout`, 30 s by default,
 /// is per HTTP request), and dropping the call is what tower-mcp documents for abandoning one (it
 /// then sends `notifications/cancelled`).
-async fn observe(call: Call) -> Observation {
+async fn observe(call: Call, tasks: bool) -> Observation {
     let version = call.protocol_version.as_str();
     let discover = version == DISCOVER_VERSION;
     if !discover && !version.starts_with("2025-") {
@@ -116,7 +180,10 @@ async fn observe(call: Call) -> Observation {
         );
     }
     let transport = HttpClientTransport::new(&call.endpoint);
-    let client = match McpClient::connect(transport).await {
+    let builder = McpClient::builder();
+    let builder = if tasks { builder.with_tasks() } else { builder };
+    // `McpClient::connect(transport)` is `builder().connect_simple(transport)`.
+    let client = match builder.connect_simple(transport).await {
         Ok(client) => client,
         Err(error) => return from_error("connect failed", &error),
     };
@@ -145,6 +212,7 @@ async fn observe(call: Call) -> Observation {
         {
             from_error("list_all_tools failed", &error)
         }
+        Ok(()) if call.task.is_some() => observe_task(&client, &call).await,
         Ok(()) => {
             let work = client.call_tool(&call.tool, Value::Object(call.arguments));
             match contract::within(call.timeout, "call_tool", work).await {
@@ -159,7 +227,16 @@ async fn observe(call: Call) -> Observation {
 }
 
 fn main() -> ExitCode {
-    contract::main("", |arguments, call| {
-        arguments.is_empty().then(|| observe(call))
-    })
+    let tasks = std::env::args()
+        .skip(1)
+        .any(|argument| argument == "--tasks");
+    let accept = |arguments: &[String], call| {
+        let known = arguments.iter().all(|argument| argument == "--tasks");
+        known.then(|| observe(call, tasks))
+    };
+    if tasks {
+        contract::main_with_tasks("[--tasks]", accept)
+    } else {
+        contract::main("[--tasks]", accept)
+    }
 }
