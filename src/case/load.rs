@@ -206,7 +206,9 @@ impl CaseSource {
             .as_deref()
             .map_err(|why| self.error(None, why.to_owned()))?;
         let mut file = parse(text).map_err(|(key, message)| self.error(key, message))?;
-        validate(&mut file).map_err(|(key, message)| self.error(Some(key), message))?;
+        validate(&mut file)
+            .and_then(|()| super::tasks::validate(&mut file))
+            .map_err(|(key, message)| self.error(Some(key), message))?;
         Ok(Case {
             id: self.id.clone(),
             origin: self.origin.clone(),

@@ -10,8 +10,19 @@ use crate::era::{Era, MODERN_VERSION, SESSION_VERSIONS};
 /// The first version with tasks (2025-11-25 basic/utilities/tasks).
 const FIRST_TASKS_VERSION: &str = SESSION_VERSIONS[1];
 
+/// The task keys of a case that passed [`super::validate::validate`] (loading runs the two in
+/// that order, so that this module may use the replies' checks and not the other way round).
+pub(super) fn validate(file: &mut CaseFile) -> Result<(), Problem> {
+    validate_tool(file)?;
+    for (i, call) in file.call.iter_mut().enumerate() {
+        validate_call(call, &file.protocol_version)
+            .map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
+    }
+    Ok(())
+}
+
 /// `[tool] task_support` is a 2025-11-25 field.
-pub(super) fn validate_tool(file: &CaseFile) -> Result<(), Problem> {
+fn validate_tool(file: &CaseFile) -> Result<(), Problem> {
     if file.tool.task_support.is_none() || file.protocol_version == FIRST_TASKS_VERSION {
         return Ok(());
     }
@@ -29,7 +40,7 @@ pub(super) fn validate_tool(file: &CaseFile) -> Result<(), Problem> {
 }
 
 /// The task keys of one call: the era has tasks, and each scripted answer is a valid reply.
-pub(super) fn validate_call(call: &mut Call, version: &str) -> Result<(), Problem> {
+fn validate_call(call: &mut Call, version: &str) -> Result<(), Problem> {
     if version != FIRST_TASKS_VERSION && version != MODERN_VERSION && call.uses_tasks() {
         let key = first_task_key(call);
         let msg = format!(

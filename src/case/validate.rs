@@ -45,11 +45,8 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         return Err(("call".into(), msg));
     }
     let modern = Era::of(&file.protocol_version) == Some(Era::Stateless);
-    super::tasks::validate_tool(file)?;
     for (i, call) in file.call.iter_mut().enumerate() {
         validate_call(call, modern).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
-        super::tasks::validate_call(call, &file.protocol_version)
-            .map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
     }
     Ok(())
 }
