@@ -41,7 +41,7 @@ use serde_json::Value;
 pub mod capture;
 mod message;
 pub mod sse;
-pub mod task;
+pub(crate) mod task;
 #[cfg(test)]
 mod tests;
 mod text;
