@@ -18,7 +18,10 @@ OUT.json: {"checked": N, "messages": N, "problems": [{"label", "part", "problem"
 "unknown_cases": [id, ...]},
 `exempt` when the case breaks that part on purpose. The parts:
 `http` (framing: status, Content-Type, an empty 202), `envelope` (JSON, JSON-RPC 2.0, the id),
-`result` (the result, error, request or notification against its era's model).
+`result` (the result, error, request or notification against its era's model), and
+`unmodeled`: a task answer (a `tasks/*` result, a `tools/call` answered with a task), which
+mcp-types 2.3.0 has no model for (it has neither the 2025-11-25 task methods nor the 2026-07-28
+tasks extension): its envelope is checked, its result is not, and it is listed, not passed.
 """
 
 import json
@@ -130,6 +133,19 @@ def check_error(message, request_id):
     return []
 
 
+# The methods of the 2025-11-25 tasks utility and of the 2026-07-28 tasks extension (SEP-2663).
+TASK_METHODS = ("tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update")
+
+
+def task_answer(method, result):
+    """Why `result` is a task answer mcp-types cannot judge, or None."""
+    if method in TASK_METHODS:
+        return f"{method} is a task method"
+    if method == "tools/call" and isinstance(result, dict) and ("task" in result or result.get("resultType") == "task"):
+        return "tools/call answered with a task"
+    return None
+
+
 def check_response(message, version, method, request_id):
     try:
         JSONRPCResponse.model_validate(message)
@@ -138,6 +154,9 @@ def check_response(message, version, method, request_id):
     problems = []
     if message["id"] != request_id:
         problems.append(("envelope", f"id {message['id']!r}, the request's is {request_id!r}"))
+    unmodeled = task_answer(method, message["result"])
+    if unmodeled:
+        return problems + [("unmodeled", f"{unmodeled}: mcp-types has no model for it in {version}")]
     try:
         methods.validate_server_result(method, version, message["result"])
     except KeyError:
