@@ -153,11 +153,20 @@ fn server_info() -> Value {
     json!({"name": "mcp-error-layers-wire", "version": env!("CARGO_PKG_VERSION")})
 }
 
+/// The input schema of a tool that names none: an object with no properties, as the TypeScript
+/// SDK and FastMCP list a tool without parameters. The spec's own no-parameter schemas leave
+/// `properties` out (2025-11-25 server/tools.mdx, "Tool"), which some clients cannot read; a case
+/// serves one of those on purpose (`tool/no-parameters-schema`), so that the other cases reach the
+/// error they are about in those clients too.
+fn no_parameters() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
 /// The tool as `tools/list` shows it.
 pub fn advertised(tool: &Tool) -> Value {
     let schema = match &tool.input_schema {
-        Some(table) => serde_json::to_value(table).unwrap_or_else(|_| json!({"type": "object"})),
-        None => json!({"type": "object"}),
+        Some(table) => serde_json::to_value(table).unwrap_or_else(|_| no_parameters()),
+        None => no_parameters(),
     };
     let mut entry = json!({
         "name": tool.name,
