@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 114 tests
+//! running 115 tests
 //! test [must]   accepted/empty-200                             ... FAILED
 //! …
 //! test [must]   jsonrpc/invalid-params                         ... ok
 //! …
 //! test [must]   sse/final-result                               ... FAILED
 //! …
-//! test result: FAILED. 52 passed; 35 failed; 27 ignored; 0 measured; 0 filtered out; finished in 7.55s
+//! test result: FAILED. 52 passed; 35 failed; 28 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client: 114 cases: 22 passed, 0 accepted, 30 warnings, 35 failed, 27 skipped; hangs 0, adapter errors 0; 0 snapshots changed
+//! mcp-error-layers: my-client: 115 cases: 22 passed, 0 accepted, 30 warnings, 35 failed, 28 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -467,7 +467,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client: 114 cases: 0 passed, 2 accepted, 0 warnings, 85 failed, 27 skipped; hangs 3, adapter errors 3; 0 snapshots changed
+//! mcp-error-layers: careless-client: 115 cases: 0 passed, 2 accepted, 0 warnings, 85 failed, 28 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!

@@ -30,7 +30,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
         text(&output.stderr)
     );
     assert!(
-        stdout.contains("13 cases: 13 passed, 0 accepted, 0 warnings, 0 failed, 0 skipped"),
+        stdout.contains("14 cases: 14 passed, 0 accepted, 0 warnings, 0 failed, 0 skipped"),
         "{stdout}"
     );
     for file in [
@@ -42,7 +42,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
         assert!(out.join(file).is_file(), "{file} missing; stdout: {stdout}");
     }
     let tap = std::fs::read_to_string(out.join("mcp-error-layers.tap")).unwrap();
-    assert!(tap.contains("1..13"), "{tap}");
+    assert!(tap.contains("1..14"), "{tap}");
 }
 
 #[test]
