@@ -135,6 +135,15 @@ def observation(outcome: str, detail: str, *, status: int | None = None, code: i
     return {"outcome": outcome, "status": status, "code": code, "detail": text}
 
 
+def shown(value: Any) -> str:
+    """`module.Type: repr` of a value a framework returned, the repr cut at 200 characters, for an
+    observation's detail (a framework that returns the content alone has nothing else to show)."""
+    shape = repr(value)
+    if len(shape) > 200:
+        shape = shape[:200] + "..."
+    return f"{type(value).__module__}.{type(value).__qualname__}: {shape}"
+
+
 def chain(error: BaseException, *, suppressed: bool = False) -> list[BaseException]:
     """The error and what caused it: explicit causes, else the implicit context. A context the
     code suppressed (`raise ... from None`) is followed only when `suppressed` is true."""

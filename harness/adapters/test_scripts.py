@@ -81,9 +81,6 @@ class Manifest(unittest.TestCase):
         self.assertIn("from 1 to 16", str(refused.exception))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class Tasks(unittest.TestCase):
     """contract.py: a call that asks for a task reaches only an adapter that runs tasks."""
@@ -100,3 +97,16 @@ class Tasks(unittest.TestCase):
         guarded = contract.without_tasks(lambda call: {"outcome": "TOOL_SUCCESS"})
         self.assertEqual(guarded(self.request()), {"outcome": "TOOL_SUCCESS"})
         self.assertEqual(guarded(self.request(task={})), {"unsupported": contract.NO_TASKS})
+
+
+class Shown(unittest.TestCase):
+    """contract.py: a returned value in a detail, its type named and its repr cut at 200."""
+
+    def test_a_short_value_is_shown_whole_and_a_long_one_cut(self):
+        self.assertEqual(contract.shown("ok"), "builtins.str: 'ok'")
+        cut = contract.shown("x" * 300)
+        self.assertEqual(cut, "builtins.str: '" + "x" * 199 + "...")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -28,22 +28,18 @@ from importlib.metadata import version as package_version
 from typing import Any
 
 import anyio
-import httpx
 from langchain_mcp_adapters.client import MultiServerMCPClient
-from mcp.shared.exceptions import McpError
 from mcp.shared.version import LATEST_PROTOCOL_VERSION
-from pydantic import ValidationError
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import mcp1_surface  # noqa: E402 - how mcp 1.x, under the framework, surfaces a call
 from contract import Call, observation  # noqa: E402
 
 PACKAGE = "langchain-mcp-adapters"
 # The one server of the client config; its tools keep their own names (no prefix by default).
 SERVER = "s"
-# mcp 1.x's BaseSession.send_request raises its own timeout with the HTTP status 408 as the code.
-SESSION_TIMEOUT_CODE = int(httpx.codes.REQUEST_TIMEOUT)
 
 
 def connection(call: Call) -> dict[str, Any]:
@@ -69,29 +65,14 @@ def from_returned(returned: Any) -> dict[str, Any]:
         # LangChain gives each content block a random id (`lc_<uuid>`): left out of the detail, so
         # that it is the same in every run.
         returned = [{k: v for k, v in block.items() if k != "id"} if isinstance(block, dict) else block for block in returned]
-    shape = repr(returned)
-    if len(shape) > 200:
-        shape = shape[:200] + "..."
-    return observation("TOOL_SUCCESS", f"ainvoke returned a {type(returned).__module__}.{type(returned).__qualname__}: {shape}")
+    return observation("TOOL_SUCCESS", f"ainvoke returned a {contract.shown(returned)}")
 
 
 def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
     """Observation for an exception raised out of `get_tools` or `ainvoke`: the `mcp` SDK's own,
     which the framework lets through unchanged."""
     first, text = contract.unwrap(error)
-    text = steps.where + text
-    if isinstance(first, McpError):
-        # The session's own deadline (read_timeout_seconds): code 408 with its fixed message naming
-        # the seconds it waited. Any other McpError is a JSON-RPC error as the SDK surfaces it,
-        # including those its transport makes up for HTTP failures ("Session terminated").
-        own = f"Timed out while waiting for response to ClientRequest. Waited {timeout_s} seconds."
-        if first.error.code == SESSION_TIMEOUT_CODE and first.error.message == own:
-            return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.error.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and first.title == "CallToolResult":
-        # ClientSession.send_request validates the tools/call result against mcp's model.
-        return observation("INVALID_TOOL_RESULT", text)
-    return contract.from_http_layer(httpx, first, text) or observation("UNCLASSIFIED_ERROR", text)
+    return mcp1_surface.from_error(first, steps.where + text, steps, timeout_s)
 
 
 async def observe(call: Call) -> dict[str, Any]:

@@ -33,21 +33,17 @@ import threading
 from importlib.metadata import version as package_version
 from typing import Any
 
-import httpx
-from mcp.shared.exceptions import McpError
 from mcp.shared.version import LATEST_PROTOCOL_VERSION
 from mcpadapt.smolagents_adapter import _sanitize_function_name
-from pydantic import ValidationError
 from smolagents import MCPClient
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import mcp1_surface  # noqa: E402 - how mcp 1.x, under the framework, surfaces a call
 from contract import Call, observation  # noqa: E402
 
 PACKAGE = "smolagents"
-# mcp 1.x's BaseSession.send_request raises its own timeout with the HTTP status 408 as the code.
-SESSION_TIMEOUT_CODE = int(httpx.codes.REQUEST_TIMEOUT)
 # How long `disconnect()` (cancelling the session's task, joining its thread) may take once the call
 # has an observation; past that the observation stands and the daemon thread is left behind.
 TEARDOWN_SECONDS = 2.0
@@ -56,30 +52,15 @@ TEARDOWN_SECONDS = 2.0
 def from_returned(returned: Any) -> dict[str, Any]:
     """Observation for what the tool returned: the first content item (text as a `str`), the same
     for an `isError` result, so it is TOOL_SUCCESS (the detail shows the value)."""
-    shape = repr(returned)
-    if len(shape) > 200:
-        shape = shape[:200] + "..."
-    return observation("TOOL_SUCCESS", f"the tool returned a {type(returned).__module__}.{type(returned).__qualname__}: {shape}")
+    return observation("TOOL_SUCCESS", f"the tool returned a {contract.shown(returned)}")
 
 
 def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
     """Observation for an exception the framework raised during `steps.now`."""
     first, text = contract.unwrap(error)
-    text = steps.where + text
-    if isinstance(first, McpError):
-        # The session's own deadline (client_session_timeout_seconds): code 408 with its fixed
-        # message naming the seconds it waited. Any other McpError is a JSON-RPC error as the SDK
-        # surfaces it, including those its transport makes up for HTTP failures.
-        own = f"Timed out while waiting for response to ClientRequest. Waited {timeout_s} seconds."
-        if first.error.code == SESSION_TIMEOUT_CODE and first.error.message == own:
-            return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.error.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and first.title == "CallToolResult":
-        # ClientSession.send_request validates the tools/call result against mcp's model.
-        return observation("INVALID_TOOL_RESULT", text)
     # mcpadapt's connect TimeoutError is raised for any failure to connect (a refused connection,
     # an HTTP error, a timeout alike): it names no layer, so it stays UNCLASSIFIED_ERROR.
-    return contract.from_http_layer(httpx, first, text) or observation("UNCLASSIFIED_ERROR", text)
+    return mcp1_surface.from_error(first, steps.where + text, steps, timeout_s)
 
 
 def find(tools: list[Any], name: str) -> Any | None:
