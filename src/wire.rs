@@ -246,7 +246,12 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
             }
             let request = match within_deadline(deadline, read_request(&mut reader)).await {
                 Some(Ok(request)) => request,
-                Some(Err(RequestReadError::Closed | RequestReadError::Io(_))) => {
+                // NoRoom comes only from a reader that bounds what it holds; this one does not.
+                Some(Err(
+                    RequestReadError::Closed
+                    | RequestReadError::Io(_)
+                    | RequestReadError::NoRoom(_),
+                )) => {
                     break (Ending::Close, None);
                 }
                 Some(Err(RequestReadError::Bad(why))) => {

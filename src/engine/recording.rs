@@ -28,8 +28,8 @@ mod writer;
 pub use exchange::{Exchange, MAX_RECORDED_BODY};
 pub use fault::Fault;
 pub use har::{HarError, Imported, read_har};
-pub use loopback::{LoopbackError, loopback_listen, loopback_upstream};
+pub use loopback::{LoopbackError, Upstream, checked_upstream, loopback_listen, loopback_upstream};
 #[cfg(feature = "reference-client")]
 pub use proxy::{RecordError, Recorder, RecorderOptions};
 pub use session::Session;
-pub use writer::{Report, Written, stem, write_family};
+pub use writer::{Report, Written, stem, writable_out, write_family};

@@ -35,6 +35,19 @@ impl Request {
         self.header("connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"))
     }
+
+    /// Whether the body is chunked (the `Transfer-Encoding` names `chunked`).
+    pub fn is_chunked(&self) -> bool {
+        self.header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+    }
+
+    /// Whether the request came with both a `Transfer-Encoding` and a `Content-Length`: its
+    /// framing may be a smuggling attempt, so RFC 9112 §6.3 has the server close the connection
+    /// after answering it.
+    pub fn ambiguous_framing(&self) -> bool {
+        self.header("transfer-encoding").is_some() && self.header("content-length").is_some()
+    }
 }
 
 /// A request's HTTP method, as the request line named it; or none, for a request the server
@@ -98,6 +111,10 @@ pub enum RequestReadError {
     /// The bytes are not an HTTP/1.1 request we accept.
     #[error("bad request: {0}")]
     Bad(String),
+    /// The body fits the request limits, but the reader had no room to hold it now
+    /// ([`read_request_with`]); the length it would have held.
+    #[error("no room for a body of {0} bytes now")]
+    NoRoom(usize),
     /// The socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -106,6 +123,18 @@ pub enum RequestReadError {
 /// Reads the next request, or `Closed` at a clean end of the connection.
 pub async fn read_request<R: AsyncBufRead + Unpin>(
     reader: &mut R,
+) -> Result<Request, RequestReadError> {
+    read_request_with(reader, |_| true).await
+}
+
+/// [`read_request`], asking `may_hold` before each part of the body is read: it gets the
+/// body's total length so far with that part (the whole `Content-Length` at once, or the
+/// running total of a chunked body) and says whether that much may be held. A `false` ends the
+/// read with [`RequestReadError::NoRoom`]. A proxy uses it to bound what all its connections
+/// hold together.
+pub async fn read_request_with<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    may_hold: impl FnMut(usize) -> bool,
 ) -> Result<Request, RequestReadError> {
     let request_line = read_line(reader, true).await?;
     let mut parts = request_line.split(' ');
@@ -127,7 +156,7 @@ pub async fn read_request<R: AsyncBufRead + Unpin>(
         headers,
         body: Vec::new(),
     };
-    request.body = read_body(reader, &request).await?;
+    request.body = read_body(reader, &request, may_hold).await?;
     Ok(request)
 }
 
@@ -155,14 +184,16 @@ async fn read_headers<R: AsyncBufRead + Unpin>(
 async fn read_body<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     request: &Request,
+    mut may_hold: impl FnMut(usize) -> bool,
 ) -> Result<Vec<u8>, RequestReadError> {
-    let chunked = request
-        .header("transfer-encoding")
-        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    if chunked {
-        return read_chunked(reader).await;
+    if request.is_chunked() {
+        return read_chunked(reader, may_hold).await;
     }
-    read_exact(reader, content_length(request)?).await
+    let length = content_length(request)?;
+    if length <= MAX_BODY && !may_hold(length) {
+        return Err(RequestReadError::NoRoom(length));
+    }
+    read_exact(reader, length).await
 }
 
 /// The body's length: 0 without a `Content-Length`. Several that disagree make the message's
@@ -188,6 +219,7 @@ fn content_length(request: &Request) -> Result<usize, RequestReadError> {
 
 async fn read_chunked<R: AsyncBufRead + Unpin>(
     reader: &mut R,
+    mut may_hold: impl FnMut(usize) -> bool,
 ) -> Result<Vec<u8>, RequestReadError> {
     let mut body = Vec::new();
     loop {
@@ -207,6 +239,10 @@ async fn read_chunked<R: AsyncBufRead + Unpin>(
             .is_none_or(|total| total > MAX_BODY)
         {
             return Err(RequestReadError::Bad("body larger than 16 MiB".into()));
+        }
+        let total = body.len() + size;
+        if !may_hold(total) {
+            return Err(RequestReadError::NoRoom(total));
         }
         body.extend(read_exact(reader, size).await?);
         read_line(reader, false).await?;

@@ -5,7 +5,7 @@
 
 use super::{Fatal, print};
 use clap::Args;
-use mcp_error_layers::engine::recording::{Fault, Recorder, RecorderOptions, Report};
+use mcp_error_layers::engine::recording::{Fault, Recorder, RecorderOptions, Report, writable_out};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -51,6 +51,7 @@ pub fn record(args: RecordArgs) -> Result<ExitCode, Fatal> {
         max_exchanges: args.max_exchanges,
     })
     .map_err(|e| Fatal::new(e.to_string()))?;
+    writable_out(&args.out).map_err(Fatal::new)?;
     print(&format!(
         "recording at {} (forwarding to {upstream}); cases go to {}\n",
         recorder.url(&upstream),

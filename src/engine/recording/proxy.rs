@@ -2,25 +2,34 @@
 //! request as it came and every answer as it comes (SSE events pass through as they arrive),
 //! and writes each `tools/call` exchange as a family of cases (`writer::write_family`).
 //!
-//! Bounds: a request is read as the wire server reads one (16 MiB body, 64 KiB head); an answer
-//! body is kept up to `MAX_RECORDED_BODY` (a longer one is forwarded, not written); the
-//! recorder stops after `max_exchanges` `tools/call` exchanges; the upstream must send its
-//! status line within [`UPSTREAM_HEAD_TIMEOUT`]; a client must send each request within
-//! [`REQUEST_WITHIN`], on at most [`MAX_CONNECTIONS`] connections at once.
+//! Bounds: a request is read as the wire server reads one (16 MiB body, 64 KiB head), and one
+//! it cannot read is answered `400` as the wire server answers it; an answer body is kept up
+//! to `MAX_RECORDED_BODY` (a longer one is forwarded, not written); all connections together
+//! hold at most [`MAX_HELD_BYTES`] of bodies (a request past it is answered `503`, an answer
+//! past it is forwarded, not written); the recorder stops after `max_exchanges` `tools/call`
+//! exchanges; the upstream must send its status line within [`UPSTREAM_HEAD_TIMEOUT`]; a
+//! client must send each request within [`REQUEST_WITHIN`], on at most [`MAX_CONNECTIONS`]
+//! connections at once. A client that closes its connection frees its slot and the upstream
+//! connection of its request at once.
 
+mod budget;
 mod forward;
+mod keep;
+mod upload;
 
 use super::fault::Fault;
-use super::loopback::{LoopbackError, loopback_listen, loopback_upstream};
+use super::loopback::{LoopbackError, Upstream, loopback_listen, loopback_upstream};
 use super::session::Session;
 use super::writer::Report;
-use crate::wire::http::read_request;
+use crate::wire::http::{RequestReadError, read_request_with};
+use budget::Budget;
 use forward::forward;
+use keep::{Finished, Keeper};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::BufReader;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::timeout;
@@ -38,6 +47,11 @@ pub const MAX_CONNECTIONS: usize = 256;
 
 /// The most `tools/call` exchanges one recording may take: 10 000.
 pub const MAX_EXCHANGES: usize = 10_000;
+
+/// The most bytes of bodies all connections hold at once (requests being read and forwarded,
+/// answers being taken down): 256 MiB. A request that would pass it is answered `503`; an
+/// answer that would is forwarded whole but not written as a case.
+pub const MAX_HELD_BYTES: usize = 256 * 1024 * 1024;
 
 /// What to record.
 #[derive(Debug, Clone)]
@@ -60,6 +74,9 @@ pub enum RecordError {
     /// An address is not loopback or does not parse.
     #[error(transparent)]
     Address(#[from] LoopbackError),
+    /// The upstream URL is not one an HTTP client can use.
+    #[error("--upstream {0:?} is not a usable URL: {1}")]
+    Url(String, String),
     /// `--max-exchanges` out of bounds.
     #[error("--max-exchanges {0} must be from 1 to {MAX_EXCHANGES}")]
     MaxExchanges(usize),
@@ -74,7 +91,8 @@ pub struct Recorder {
     addr: SocketAddr,
     stop: watch::Sender<bool>,
     reports: mpsc::UnboundedReceiver<Report>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// The connections' thread, then the keeper's (which ends once the first has).
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// What the connections share.
@@ -82,9 +100,17 @@ pub struct Recorder {
 pub(super) struct Shared {
     options: RecorderOptions,
     client: reqwest::Client,
-    state: Mutex<State>,
-    reports: mpsc::UnboundedSender<Report>,
-    stop: watch::Sender<bool>,
+    budget: Arc<Budget>,
+    /// Finished exchanges go to the keeper's thread, in the order they ended.
+    keeper: Mutex<std::sync::mpsc::Sender<Finished>>,
+}
+
+impl Shared {
+    fn keep(&self, finished: Finished) {
+        if let Ok(keeper) = self.keeper.lock() {
+            let _ = keeper.send(finished);
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -97,30 +123,31 @@ pub(super) struct State {
 impl Recorder {
     /// Checks the addresses, binds the listener and starts forwarding (on a thread of its own).
     pub fn start(options: RecorderOptions) -> Result<Recorder, RecordError> {
-        loopback_upstream(&options.upstream)?;
+        let upstream = loopback_upstream(&options.upstream)?;
         let listen = loopback_listen(&options.listen)?;
         if !(1..=MAX_EXCHANGES).contains(&options.max_exchanges) {
             return Err(RecordError::MaxExchanges(options.max_exchanges));
         }
+        let client = upstream_client(&upstream)?;
         let listen_text = options.listen.clone();
         let listen_error = |e| RecordError::Listen(listen_text.clone(), e);
         let listener = std::net::TcpListener::bind(listen).map_err(listen_error)?;
         listener.set_nonblocking(true).map_err(listen_error)?;
         let addr = listener.local_addr().map_err(listen_error)?;
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .build()
-            .map_err(|e| listen_error(std::io::Error::other(e)))?;
         let (stop, stopped) = watch::channel(false);
         let (sender, reports) = mpsc::unbounded_channel();
+        let (keeper, keeper_thread) = Keeper {
+            options: options.clone(),
+            state: State::default(),
+            reports: sender,
+            stop: stop.clone(),
+        }
+        .spawn();
         let shared = Arc::new(Shared {
             options,
             client,
-            state: Mutex::new(State::default()),
-            reports: sender,
-            stop: stop.clone(),
+            budget: Budget::new(MAX_HELD_BYTES),
+            keeper: Mutex::new(keeper),
         });
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -131,7 +158,7 @@ impl Recorder {
             addr,
             stop,
             reports,
-            thread: Some(thread),
+            threads: vec![thread, keeper_thread],
         })
     }
 
@@ -153,12 +180,10 @@ impl Recorder {
         self.reports.recv().await
     }
 
-    /// Stops forwarding (open connections are dropped) and waits for the thread.
+    /// Stops forwarding (open connections are dropped), waits for the exchanges that had
+    /// ended to be written, and returns the reports not yet taken.
     pub fn stop(mut self) -> Vec<Report> {
-        let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.join();
         let mut rest = Vec::new();
         while let Ok(report) = self.reports.try_recv() {
             rest.push(report);
@@ -167,12 +192,43 @@ impl Recorder {
     }
 }
 
-impl Drop for Recorder {
-    fn drop(&mut self) {
+impl Recorder {
+    fn join(&mut self) {
         let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+/// The HTTP client to the upstream: it connects only to the addresses the loopback check
+/// resolved (its resolver answers every name with them), follows no redirect, retries nothing.
+fn upstream_client(upstream: &Upstream) -> Result<reqwest::Client, RecordError> {
+    let unusable = |why: String| RecordError::Url(upstream.url.clone(), why);
+    reqwest::Url::parse(&upstream.url).map_err(|e| unusable(e.to_string()))?;
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never())
+        .dns_resolver(Arc::new(Pinned(upstream.addrs.clone())))
+        .build()
+        .map_err(|e| unusable(e.to_string()))
+}
+
+/// A resolver that knows only the checked addresses.
+#[derive(Debug)]
+struct Pinned(Vec<SocketAddr>);
+
+impl reqwest::dns::Resolve for Pinned {
+    fn resolve(&self, _name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let addrs = self.0.clone();
+        Box::pin(async move { Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs) })
     }
 }
 
@@ -186,9 +242,14 @@ async fn serve(
     };
     let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
-        // At most MAX_CONNECTIONS at once: the next accept waits for one to end.
-        let Ok(permit) = open.clone().acquire_owned().await else {
-            return;
+        // At most MAX_CONNECTIONS at once: the next accept waits for one to end. Stopping is
+        // heard while waiting for a slot as well as for a connection.
+        let permit = tokio::select! {
+            _ = stopped.wait_for(|stop| *stop) => return,
+            permit = open.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
         };
         tokio::select! {
             _ = stopped.wait_for(|stop| *stop) => return,
@@ -208,13 +269,58 @@ async fn serve(
     }
 }
 
+/// Serves one client connection: requests read (bounded by the shared budget) and forwarded
+/// one after another, until the client closes, asks to, or sends what cannot be read.
 async fn connection(stream: TcpStream, shared: Arc<Shared>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
-    while let Ok(Ok(request)) = timeout(REQUEST_WITHIN, read_request(&mut reader)).await {
-        let close = request.wants_close();
-        if !forward(&shared, request, &mut write).await || close {
+    loop {
+        // Silence before a request's first byte closes without a word (an idle keep-alive
+        // connection); a request begun but not finished in time is answered 408.
+        match timeout(REQUEST_WITHIN, reader.fill_buf()).await {
+            Ok(Ok(buffered)) if !buffered.is_empty() => {}
+            _ => return,
+        }
+        let mut held = shared.budget.hold();
+        let read = read_request_with(&mut reader, |total| held.grow_to(total));
+        let request = match timeout(REQUEST_WITHIN, read).await {
+            Ok(Ok(request)) => request,
+            Ok(Err(RequestReadError::Bad(why))) => return refuse(&mut write, 400, &why).await,
+            Ok(Err(RequestReadError::NoRoom(length))) => {
+                let why = format!(
+                    "the recorder holds at most {MAX_HELD_BYTES} bytes of bodies across its \
+                     connections and has no room for {length} more now; send it again later"
+                );
+                return refuse(&mut write, 503, &why).await;
+            }
+            Ok(Err(RequestReadError::Closed | RequestReadError::Io(_))) => return,
+            Err(_) => {
+                let why = format!("no complete request within {} s", REQUEST_WITHIN.as_secs());
+                return refuse(&mut write, 408, &why).await;
+            }
+        };
+        // RFC 9112 §6.3: after a request framed by both Transfer-Encoding and Content-Length,
+        // close the connection.
+        let close = request.wants_close() || request.ambiguous_framing();
+        if !forward(&shared, request, held, &mut reader, &mut write).await || close {
             return;
         }
     }
+}
+
+/// Answers a request the proxy will not forward, as the wire server answers one it cannot
+/// read: the status, `why` as a text body, and the connection closed.
+async fn refuse<W: AsyncWriteExt + Unpin>(out: &mut W, status: u16, why: &str) {
+    let reason = match status {
+        400 => "Bad Request",
+        408 => "Request Timeout",
+        502 => "Bad Gateway",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{why}",
+        why.len()
+    );
+    let _ = out.write_all(head.as_bytes()).await;
+    let _ = out.flush().await;
 }

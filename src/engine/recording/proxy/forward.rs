@@ -1,14 +1,15 @@
 //! Forwarding one request: the upstream's answer streams back to the client as it arrives,
-//! and is taken down (bounded) for the case it becomes.
+//! and is taken down (bounded) for the case it becomes. A client that goes away while it
+//! waits ends the forwarding at once: the upstream request is dropped (closing its
+//! connection), and what the server had sent by then is kept as a stall.
 
-use super::super::exchange::{Exchange, MAX_RECORDED_BODY, is_tool_call};
-use super::super::writer::{Report, stem, write_family};
-use super::{Shared, UPSTREAM_HEAD_TIMEOUT};
-use crate::classify::BodyEnd;
+use super::budget::Held;
+use super::keep::{Finished, Taken};
+use super::{Shared, UPSTREAM_HEAD_TIMEOUT, refuse, upload};
 use crate::wire::http::Request;
 use serde_json::Value;
 use std::time::{Duration, Instant};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt};
 
 /// Request headers that belong to one hop, not to the request.
 const HOP_HEADERS: [&str; 7] = [
@@ -21,60 +22,110 @@ const HOP_HEADERS: [&str; 7] = [
     "upgrade",
 ];
 
+/// How the upstream's body ended, as far as the proxy saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// The body ended properly.
+    Complete,
+    /// The upstream closed or broke the connection before the body's end.
+    Cut,
+    /// The client went away first, this long after the request went upstream.
+    ClientLeft(Duration),
+}
+
 /// Forwards one request and streams its answer back; whether the connection stays usable.
-pub(super) async fn forward<W: AsyncWriteExt + Unpin>(
+/// `held` is this request's share of the shared budget; the answer taken down grows it.
+pub(super) async fn forward<R, W>(
     shared: &Shared,
-    request: Request,
+    mut request: Request,
+    held: Held,
+    client: &mut R,
     out: &mut W,
-) -> bool {
+) -> bool
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWriteExt + Unpin,
+{
     let message: Option<Value> = serde_json::from_slice(&request.body).ok();
-    let builder = upstream_request(shared, &request);
+    let (body, uploaded) = upload::body(std::mem::take(&mut request.body).into());
     let sent = Instant::now();
-    let response = match tokio::time::timeout(UPSTREAM_HEAD_TIMEOUT, builder.send()).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(e)) => return bad_gateway(out, &format!("upstream failed: {e}")).await,
-        Err(_) => return bad_gateway(out, "upstream sent no status line within 60 s").await,
+    let send = tokio::time::timeout(
+        UPSTREAM_HEAD_TIMEOUT,
+        upstream_request(shared, &request, body).send(),
+    );
+    let response = tokio::select! {
+        answered = send => match answered {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return bad_gateway(out, &format!("upstream failed: {e}")).await,
+            Err(_) => {
+                let why = format!("upstream sent no status line within {} s", UPSTREAM_HEAD_TIMEOUT.as_secs());
+                return bad_gateway(out, &why).await;
+            }
+        },
+        () = gone(client) => {
+            if let Some(message) = message {
+                shared.keep(Finished::new(message, &request, None, Ended::ClientLeft(sent.elapsed())));
+            }
+            return false;
+        }
     };
-    let head_ms = millis(sent.elapsed());
-    let mut taken = Taken::new(&response, head_ms);
+    let head_at = Instant::now();
+    let head_ms = millis(head_at.saturating_duration_since(uploaded.at_or(sent)));
+    let mut taken = Taken::new(&response, head_ms, held);
     if write_head(out, &response).await.is_err() {
         return false;
     }
-    let started = Instant::now();
-    let mut response = response;
     let chunked = crate::case::http::has_body(taken.status);
-    // Whether the client still reads, and how the upstream's body ended.
-    let mut client_ok = true;
+    let mut response = response;
     let end = loop {
-        match response.chunk().await {
+        let chunk = tokio::select! {
+            chunk = response.chunk() => chunk,
+            () = gone(client) => break Ended::ClientLeft(sent.elapsed()),
+        };
+        match chunk {
             Ok(Some(chunk)) => {
                 // Only a JSON-RPC request's answer can become or inform a case: a GET's
                 // stream passes through untaken.
                 if message.is_some() {
-                    taken.add(&chunk, millis(started.elapsed()));
+                    taken.add(&chunk, millis(head_at.elapsed()));
                 }
                 let framed =
                     [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
-                if chunked && client_ok && out.write_all(&framed).await.is_err() {
-                    // Keep taking the answer down: it is the server's, whoever stopped reading.
-                    client_ok = false;
+                if chunked && out.write_all(&framed).await.is_err() {
+                    break Ended::ClientLeft(sent.elapsed());
                 }
             }
-            Ok(None) => break BodyEnd::Complete,
-            Err(_) => break BodyEnd::Cut,
+            Ok(None) => break Ended::Complete,
+            Err(_) => break Ended::Cut,
         }
     };
-    if chunked && client_ok && end == BodyEnd::Complete {
+    // Dropping the response closes the upstream connection when its body did not end.
+    drop(response);
+    let mut client_ok = !matches!(end, Ended::ClientLeft(_));
+    if chunked && end == Ended::Complete {
         client_ok = out.write_all(b"0\r\n\r\n").await.is_ok();
     }
     let _ = out.flush().await;
     if let Some(message) = message {
-        keep(shared, message, &request, taken, end);
+        shared.keep(Finished::new(message, &request, Some(taken), end));
     }
-    client_ok && end == BodyEnd::Complete
+    client_ok && end == Ended::Complete
 }
 
-fn upstream_request(shared: &Shared, request: &Request) -> reqwest::RequestBuilder {
+/// Resolves when the client has closed its side of the connection (or it failed). Bytes it
+/// sends meanwhile (a pipelined request) stay buffered for the next read, and the watch ends.
+async fn gone<R: AsyncBufRead + Unpin>(client: &mut R) {
+    match client.fill_buf().await {
+        Ok([]) | Err(_) => {}
+        Ok(_) => std::future::pending().await,
+    }
+}
+
+fn upstream_request(
+    shared: &Shared,
+    request: &Request,
+    body: reqwest::Body,
+) -> reqwest::RequestBuilder {
     let method = reqwest::Method::from_bytes(request.method.as_str().as_bytes())
         .unwrap_or(reqwest::Method::POST);
     let mut builder = shared.client.request(method, &shared.options.upstream);
@@ -83,7 +134,7 @@ fn upstream_request(shared: &Shared, request: &Request) -> reqwest::RequestBuild
             builder = builder.header(name, value);
         }
     }
-    builder.body(request.body.clone())
+    builder.body(body)
 }
 
 async fn write_head<W: AsyncWriteExt + Unpin>(
@@ -113,119 +164,10 @@ async fn write_head<W: AsyncWriteExt + Unpin>(
 }
 
 async fn bad_gateway<W: AsyncWriteExt + Unpin>(out: &mut W, why: &str) -> bool {
-    let head = format!(
-        "HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{why}",
-        why.len()
-    );
-    let _ = out.write_all(head.as_bytes()).await;
+    refuse(out, 502, why).await;
     false
 }
 
-/// An answer as it is taken down.
-struct Taken {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    arrivals: Vec<(usize, u64)>,
-    head_ms: u64,
-    overflowed: bool,
-}
-
-/// The most arrival times one answer keeps (one per chunk); later chunks count as the last.
-const MAX_ARRIVALS: usize = 100_000;
-
-impl Taken {
-    fn new(response: &reqwest::Response, head_ms: u64) -> Self {
-        Taken {
-            status: response.status().as_u16(),
-            headers: response
-                .headers()
-                .iter()
-                .map(|(n, v)| {
-                    (
-                        n.as_str().to_owned(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect(),
-            body: Vec::new(),
-            arrivals: Vec::new(),
-            head_ms,
-            overflowed: false,
-        }
-    }
-
-    fn add(&mut self, chunk: &[u8], ms: u64) {
-        if self.overflowed || self.body.len().saturating_add(chunk.len()) > MAX_RECORDED_BODY {
-            self.overflowed = true;
-            return;
-        }
-        self.body.extend_from_slice(chunk);
-        if self.arrivals.len() < MAX_ARRIVALS {
-            self.arrivals.push((self.body.len(), ms));
-        }
-    }
-}
-
-/// Learns from a finished exchange, and writes it when it was a `tools/call`.
-fn keep(shared: &Shared, message: Value, request: &Request, taken: Taken, end: BodyEnd) {
-    let content_type = taken
-        .headers
-        .iter()
-        .find(|(n, _)| n == "content-type")
-        .map(|(_, v)| v.clone());
-    let Ok(mut state) = shared.state.lock() else {
-        return;
-    };
-    if !is_tool_call(&message) {
-        state
-            .session
-            .observe(&message, content_type.as_deref(), &taken.body);
-        return;
-    }
-    if state.taken >= shared.options.max_exchanges {
-        return;
-    }
-    state.taken += 1;
-    let tool = message
-        .pointer("/params/name")
-        .and_then(Value::as_str)
-        .unwrap_or("call");
-    let stem = stem(state.taken, tool);
-    let reports = match taken.overflowed {
-        true => vec![Report::Skipped {
-            path: shared.options.out.join(format!("{stem}.toml")),
-            why: format!("the answer is larger than {MAX_RECORDED_BODY} bytes"),
-        }],
-        false => {
-            let exchange = Exchange {
-                origin: shared.options.upstream.clone(),
-                protocol_version: request.header("mcp-protocol-version").map(str::to_owned),
-                request: message,
-                status: taken.status,
-                headers: taken.headers,
-                body: taken.body,
-                arrivals: taken.arrivals,
-                head_ms: taken.head_ms,
-                end,
-            };
-            write_family(
-                &shared.options.out,
-                &stem,
-                &exchange,
-                &state.session,
-                &shared.options.faults,
-            )
-        }
-    };
-    for report in reports {
-        let _ = shared.reports.send(report);
-    }
-    if state.taken >= shared.options.max_exchanges {
-        let _ = shared.stop.send(true);
-    }
-}
-
-fn millis(elapsed: Duration) -> u64 {
+pub(super) fn millis(elapsed: Duration) -> u64 {
     u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }
