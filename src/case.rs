@@ -11,6 +11,7 @@ pub use model::{
     Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, TaskCall, TaskSupport,
     Tool, WirePart,
 };
+pub(crate) use validate::{MAX_DURATION_MS, header_problem};
 
 #[cfg(test)]
 mod tests;

@@ -44,7 +44,7 @@ pub mod sse;
 pub(crate) mod task;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 
 pub use message::classify_message;
 use sse::{SseEvent, SseReader};

@@ -307,29 +307,9 @@ fn validate_headers(reply: &Reply) -> Result<(), Problem> {
     let mut seen = std::collections::HashSet::new();
     for (name, value) in &reply.headers {
         let problem = |msg: String| (format!("headers.{name}"), msg);
-        let lower = name.to_ascii_lowercase();
-        if let Some((_, instead)) = SERVER_HEADERS.iter().find(|(n, _)| *n == lower) {
-            return Err(problem((*instead).to_owned()));
-        }
-        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-        if name.is_empty() || !name.chars().all(token) {
-            let msg = "not a valid HTTP header name: use letters, digits and `-`";
-            return Err(problem(msg.into()));
-        }
-        if !seen.insert(lower) {
+        header_problem(name, value).map_or(Ok(()), |msg| Err(problem(msg)))?;
+        if !seen.insert(name.to_ascii_lowercase()) {
             let msg = "the same header twice (names ignore case): keep one of them".to_owned();
-            return Err(problem(msg));
-        }
-        field_value(value).map_err(problem)?;
-        if value.starts_with(HTTP_DATE) && http_date_offset(value).is_none() {
-            let msg = format!(
-                "{value:?} is no date placeholder; write \"{HTTP_DATE}+N\" for N seconds from now"
-            );
-            return Err(problem(msg));
-        }
-        if http_date_offset(value).is_some_and(|n| n > MAX_HTTP_DATE_OFFSET) {
-            let msg =
-                format!("{value:?} is too far ahead; N is at most {MAX_HTTP_DATE_OFFSET} (a year)");
             return Err(problem(msg));
         }
     }
@@ -337,6 +317,34 @@ fn validate_headers(reply: &Reply) -> Result<(), Problem> {
         field_value(content_type).map_err(|msg| ("content_type".to_owned(), msg))?;
     }
     Ok(())
+}
+
+/// Why a reply cannot carry the header `name: value`, if it cannot: one the wire server writes
+/// itself, a name that is no HTTP token, a value with a control character, or a date
+/// placeholder out of bounds. `record` and `import` leave such a header out, with a note.
+pub fn header_problem(name: &str, value: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    if let Some((_, instead)) = SERVER_HEADERS.iter().find(|(n, _)| *n == lower) {
+        return Some((*instead).to_owned());
+    }
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Some("not a valid HTTP header name: use letters, digits and `-`".into());
+    }
+    if let Err(msg) = field_value(value) {
+        return Some(msg);
+    }
+    if value.starts_with(HTTP_DATE) && http_date_offset(value).is_none() {
+        return Some(format!(
+            "{value:?} is no date placeholder; write \"{HTTP_DATE}+N\" for N seconds from now"
+        ));
+    }
+    if http_date_offset(value).is_some_and(|n| n > MAX_HTTP_DATE_OFFSET) {
+        return Some(format!(
+            "{value:?} is too far ahead; N is at most {MAX_HTTP_DATE_OFFSET} (a year)"
+        ));
+    }
+    None
 }
 
 /// An HTTP field value holds no control character but tab (RFC 9110 §5.5): a line break would

@@ -3,7 +3,9 @@
 
 use super::{Fatal, print};
 use clap::Args;
-use mcp_error_layers::engine::recording::{Fault, Report, read_har, stem, write_family};
+use mcp_error_layers::engine::recording::{
+    Fault, Report, read_har, stem, writable_out, write_family,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,6 +35,7 @@ pub struct ImportArgs {
 /// Writes the cases; exit 2 when the file holds no `tools/call` exchange.
 pub fn import(args: ImportArgs) -> Result<ExitCode, Fatal> {
     let imported = read_har(&args.har).map_err(|e| Fatal::new(e.to_string()))?;
+    writable_out(&args.out).map_err(Fatal::new)?;
     let exchanges = imported.exchanges;
     for note in imported.notes {
         print(&format!("skipped {note}\n"))?;

@@ -1,6 +1,7 @@
 //! The text of a written case file: the keys of cases/README.md in their usual order, JSON in
 //! multi-line literal strings where the text allows it, so that a person can review it.
 
+use super::writer::escape_controls;
 use crate::case::{End, Event, Expect, Reply, Tool};
 use std::fmt::Write;
 
@@ -31,7 +32,7 @@ impl CaseText<'_> {
         let mut out = String::new();
         for note in &self.notes {
             for line in note.lines() {
-                let _ = writeln!(out, "# {line}");
+                let _ = writeln!(out, "# {}", escape_controls(line));
             }
         }
         let _ = writeln!(out, "summary = {}", basic(&self.summary));
@@ -173,16 +174,26 @@ fn inline(value: &toml::Value) -> String {
     }
 }
 
-/// A key, bare when it can be.
+/// A key, bare when it can be, else a one-line basic string (a key may not span lines).
 fn key(name: &str) -> String {
     let bare = !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    match bare {
-        true => name.to_owned(),
-        false => basic(name),
+    if bare {
+        return name.to_owned();
     }
+    let mut quoted = String::from("\"");
+    for c in name.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 #[cfg(test)]
@@ -202,6 +213,24 @@ mod tests {
             let document = format!("v = {}\n", string(text));
             let table: toml::Table = toml::from_str(&document).unwrap();
             assert_eq!(table["v"].as_str(), Some(text), "{document}");
+        }
+    }
+
+    #[test]
+    fn keys_that_are_not_bare_are_quoted_on_one_line() {
+        for name in [
+            "",
+            "a\"b\nc",
+            "back\\slash",
+            "nul\u{0}",
+            "\u{7f}del",
+            "$schema",
+            "é",
+        ] {
+            let document = format!("{} = 1\n", key(name));
+            assert_eq!(document.lines().count(), 1, "{document}");
+            let table: toml::Table = toml::from_str(&document).unwrap();
+            assert!(table.contains_key(name), "{name:?}: {document}");
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Exchange {
     pub head_ms: u64,
     /// Whether the body ended properly.
     pub end: BodyEnd,
+    /// When the client closed its connection with the answer unfinished: milliseconds after the
+    /// request went upstream. The answer is then what the server had sent by then, a stall.
+    pub client_left_ms: Option<u64>,
 }
 
 impl Exchange {
@@ -54,6 +57,35 @@ impl Exchange {
     /// The called tool's name, when the request names one.
     pub fn tool_name(&self) -> Option<&str> {
         self.request.pointer("/params/name").and_then(Value::as_str)
+    }
+
+    /// Why the request cannot be replayed as a case, if it cannot: its id is not one a
+    /// client's id can stand in for (a string, or an integer within 64 bits; `null` or a
+    /// fraction matches no request), it names no tool, or its `arguments` are not an object
+    /// (MCP's are).
+    pub fn unusable(&self) -> Option<String> {
+        let id = self.request_id();
+        let id_ok = id.is_string() || id.is_i64() || id.is_u64();
+        if !id_ok {
+            return Some(format!(
+                "the request's id {id} is not a string or an integer within 64 bits, so no \
+                 client's request can stand for it"
+            ));
+        }
+        if self.tool_name().is_none_or(str::is_empty) {
+            return Some(
+                "the request names no tool (params.name is missing, empty or not a string)"
+                    .to_owned(),
+            );
+        }
+        match self.request.pointer("/params/arguments") {
+            None | Some(Value::Object(_)) => None,
+            Some(other) => Some(format!(
+                "the request's params.arguments is {}, not an object as MCP's tools/call \
+                 arguments are",
+                crate::classify::text::kind(other)
+            )),
+        }
     }
 
     /// When the body's first `len` bytes had all arrived, in milliseconds after the head.
@@ -94,5 +126,6 @@ pub fn sample(content_type: &str, body: &str) -> Exchange {
         arrivals: Vec::new(),
         head_ms: 7,
         end: BodyEnd::Complete,
+        client_left_ms: None,
     }
 }

@@ -89,6 +89,10 @@ impl Fault {
                 .map(|r| one(r.reply()))
                 .ok_or_else(|| "the answer echoes no request id to change".to_owned()),
             Fault::CutAfterEvent(n) => cut(recorded, n).map(one),
+            Fault::Stall if !crate::case::http::has_body(recorded.status) => Err(format!(
+                "stall needs an answer with a body; HTTP {} is complete at its head",
+                recorded.status
+            )),
             Fault::Stall => {
                 let mut stalled = recorded.clone();
                 stalled.truncate_events(recorded.response_event().unwrap_or(0));

@@ -99,21 +99,15 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
-/// Reads the HAR file at `path`.
+/// Reads the HAR file at `path`: at most [`MAX_HAR_BYTES`] bytes, counted as they are read
+/// (a device or a pipe reports no size), so that no input can grow memory past the bound.
 pub fn read_har(path: &Path) -> Result<Imported, HarError> {
     let file = path.display().to_string();
     let error = |message: String| HarError {
         file: file.clone(),
         message,
     };
-    let size = std::fs::metadata(path).map_err(|e| error(format!("cannot read: {e}")))?;
-    if size.len() > MAX_HAR_BYTES {
-        return Err(error(format!(
-            "{} bytes is more than the {MAX_HAR_BYTES} a HAR file may have",
-            size.len()
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read: {e}")))?;
+    let bytes = read_bounded(path).map_err(error)?;
     let mut json = serde_json::Deserializer::from_slice(&bytes);
     let har: Har = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let at = e.path().to_string();
@@ -141,6 +135,33 @@ pub fn read_har(path: &Path) -> Result<Imported, HarError> {
     Ok(Imported { exchanges, notes })
 }
 
+/// The file's bytes, or why not: it cannot be opened or read, or it holds more than
+/// [`MAX_HAR_BYTES`]. The buffer is reserved once (its pages are only touched as bytes
+/// arrive), so reading up to the bound never reallocates past it.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    // A regular file's size is a hint for the reservation only; the bound is on bytes read.
+    // Anything else (a device, a pipe) reports 0 and gets the whole bound reserved.
+    let hint = match file.metadata() {
+        Ok(meta) if meta.is_file() => meta.len().min(MAX_HAR_BYTES),
+        _ => MAX_HAR_BYTES,
+    };
+    let reserve = usize::try_from(hint.saturating_add(1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(reserve);
+    file.take(MAX_HAR_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_HAR_BYTES {
+        return Err(format!(
+            "more than {MAX_HAR_BYTES} bytes ({} MiB), the most a HAR file may have; split the \
+             capture, or export only the MCP endpoint's requests",
+            MAX_HAR_BYTES / (1024 * 1024)
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The entry's JSON-RPC request, when it is a POST with a JSON body.
 fn request_message(entry: &Entry) -> Option<Value> {
     if !entry.request.method.eq_ignore_ascii_case("POST") {
@@ -150,11 +171,25 @@ fn request_message(entry: &Entry) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
+/// Why a POST body that names `tools/call` could not be read as JSON, if so: such an entry is
+/// noted, not passed over in silence (a body nested deeper than the JSON reader's 128 levels).
+fn unread_call(entry: &Entry) -> Option<String> {
+    let text = entry.request.post_data.as_ref()?.text.as_deref()?;
+    if !entry.request.method.eq_ignore_ascii_case("POST") || !text.contains("tools/call") {
+        return None;
+    }
+    let error = serde_json::from_str::<Value>(text).err()?;
+    Some(format!(
+        "request.postData.text names tools/call but is not JSON that can be read: {error}"
+    ))
+}
+
 fn observe(session: &mut Session, entry: &Entry) {
     let Some(request) = request_message(entry) else {
         return;
     };
-    let body = body(&entry.response.content).unwrap_or_default();
+    let status = u16::try_from(entry.response.status).unwrap_or(0);
+    let body = body(&entry.response.content, status).unwrap_or_default();
     session.observe(
         &request,
         header(&entry.response.headers, "content-type"),
@@ -165,7 +200,7 @@ fn observe(session: &mut Session, entry: &Entry) {
 /// The entry as a `tools/call` exchange; `None` when it is another request.
 fn exchange(entry: &Entry, file: &str) -> Result<Option<Exchange>, String> {
     let Some(request) = request_message(entry).filter(is_tool_call) else {
-        return Ok(None);
+        return unread_call(entry).map_or(Ok(None), Err);
     };
     let status = u16::try_from(entry.response.status)
         .ok()
@@ -176,7 +211,7 @@ fn exchange(entry: &Entry, file: &str) -> Result<Option<Exchange>, String> {
                 entry.response.status
             )
         })?;
-    let body = body(&entry.response.content)?;
+    let body = body(&entry.response.content, status)?;
     if body.len() > MAX_RECORDED_BODY {
         return Err(format!(
             "the response body is larger than {MAX_RECORDED_BODY} bytes"
@@ -198,6 +233,7 @@ fn exchange(entry: &Entry, file: &str) -> Result<Option<Exchange>, String> {
         arrivals: Vec::new(),
         head_ms: bounded_ms(whole_ms(wait)),
         end: BodyEnd::Complete,
+        client_left_ms: None,
     }))
 }
 
@@ -211,13 +247,24 @@ fn whole_ms(ms: f64) -> u64 {
     }
 }
 
-fn body(content: &Content) -> Result<Vec<u8>, String> {
-    let text = content.text.as_deref().unwrap_or_default();
+/// The response body: `content.text`, decoded when `content.encoding` says base64. No text
+/// is an empty body only where the status carries none (204, 304, 1xx); otherwise the exporter
+/// kept no body, and a case made of it would be wrong.
+fn body(content: &Content, status: u16) -> Result<Vec<u8>, String> {
+    let Some(text) = content.text.as_deref() else {
+        return match crate::case::http::has_body(status) {
+            false => Ok(Vec::new()),
+            true => Err("response.content has no text: the exporter kept no body".to_owned()),
+        };
+    };
     match content.encoding.as_deref() {
         Some("base64") => base64::engine::general_purpose::STANDARD
             .decode(text)
             .map_err(|e| format!("response.content.text is not base64: {e}")),
-        _ => Ok(text.as_bytes().to_vec()),
+        None | Some("") => Ok(text.as_bytes().to_vec()),
+        Some(other) => Err(format!(
+            "response.content.encoding {other:?} is not one a HAR body has (base64, or none)"
+        )),
     }
 }
 

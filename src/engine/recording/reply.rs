@@ -11,7 +11,8 @@ use super::blocks::{self, Block};
 use super::exchange::{Exchange, bounded_ms};
 use super::id_span::mark_id;
 use super::sse_form::{events_form, mark_progress, mark_sse};
-use crate::case::{End, Event, Reply};
+use crate::case::http::has_body;
+use crate::case::{End, Event, Reply, header_problem};
 use crate::classify::BodyEnd;
 use crate::wire::Placeholders;
 use crate::wire::response::Body;
@@ -50,6 +51,8 @@ pub struct Recorded {
     pub event_gap_ms: u64,
     /// How the body ended.
     pub end: End,
+    /// What of the answer the case cannot hold as it came, and what it holds instead.
+    pub notes: Vec<String>,
 }
 
 /// A recorded body, with the echoed id as a placeholder.
@@ -72,41 +75,47 @@ impl Recorded {
     pub fn of(exchange: &Exchange) -> Result<Recorded, String> {
         let text = std::str::from_utf8(&exchange.body)
             .map_err(|_| "its body is not UTF-8 text, which a case file cannot hold".to_owned())?;
-        let content_type = exchange.header("content-type").map(str::to_owned);
-        let id = exchange.request_id();
-        let form = match media_type(content_type.as_deref()).as_str() {
-            _ if text.is_empty() => Form::Empty,
-            "application/json" => {
-                let marked = mark_id(text, &id, "\"$id\"").unwrap_or_else(|| text.to_owned());
-                json_form(&marked)
-                    .filter(|form| renders_as(form, exchange))
-                    .unwrap_or(Form::Raw(marked))
+        let mut notes = Vec::new();
+        let text = match has_body(exchange.status) || text.is_empty() {
+            true => text,
+            false => {
+                notes.push(format!(
+                    "the {} bytes that came after the head of this {} are left out: HTTP {} \
+                     carries no body, so a client reads them as the start of the next response",
+                    text.len(),
+                    exchange.status,
+                    exchange.status
+                ));
+                ""
             }
-            "text/event-stream" => {
-                let marked = mark_progress(&mark_sse(text, &id, "\"$id\""), &exchange.request);
-                let blocks = blocks::split(&marked);
-                events_form(&blocks)
-                    .map(Form::Events)
-                    .filter(|form| renders_as(form, exchange))
-                    .unwrap_or(Form::SseRaw(blocks))
-            }
-            _ => Form::Raw(text.to_owned()),
         };
+        let content_type = exchange.header("content-type").map(str::to_owned);
+        let form = form(exchange, text, content_type.as_deref());
         let event_gap_ms = match &form {
             Form::Events(_) => mean_gap(exchange, text),
             _ => 0,
         };
+        let end = match (exchange.client_left_ms, exchange.end) {
+            (Some(after), _) => {
+                notes.push(format!(
+                    "the client closed its connection {after} ms after the request, with the \
+                     answer unfinished: the case sends what the server had sent by then, then \
+                     nothing (a stall)"
+                ));
+                End::Stall
+            }
+            (None, BodyEnd::Complete) => End::Complete,
+            (None, BodyEnd::Cut) => End::Close,
+        };
         Ok(Recorded {
             status: exchange.status,
-            headers: kept_headers(&exchange.headers),
+            headers: kept_headers(&exchange.headers, &mut notes),
             content_type,
             form,
             delay_ms: bounded_ms(exchange.head_ms),
             event_gap_ms,
-            end: match exchange.end {
-                BodyEnd::Complete => End::Complete,
-                BodyEnd::Cut => End::Close,
-            },
+            end,
+            notes,
         })
     }
 
@@ -213,6 +222,30 @@ impl Recorded {
     }
 }
 
+/// The most readable body form that renders as `text` came, with the echoed id as `"$id"`
+/// (in a JSON body whatever its Content-Type says, none included).
+fn form(exchange: &Exchange, text: &str, content_type: Option<&str>) -> Form {
+    let id = exchange.request_id();
+    match media_type(content_type).as_str() {
+        _ if text.is_empty() => Form::Empty,
+        "application/json" => {
+            let marked = mark_id(text, &id, "\"$id\"").unwrap_or_else(|| text.to_owned());
+            json_form(&marked)
+                .filter(|form| renders_as(form, exchange))
+                .unwrap_or(Form::Raw(marked))
+        }
+        "text/event-stream" => {
+            let marked = mark_progress(&mark_sse(text, &id, "\"$id\""), &exchange.request);
+            let blocks = blocks::split(&marked);
+            events_form(&blocks)
+                .map(Form::Events)
+                .filter(|form| renders_as(form, exchange))
+                .unwrap_or(Form::SseRaw(blocks))
+        }
+        _ => Form::Raw(mark_id(text, &id, "\"$id\"").unwrap_or_else(|| text.to_owned())),
+    }
+}
+
 /// The media type of a Content-Type, lowercased, without parameters.
 pub fn media_type(content_type: Option<&str>) -> String {
     let value = content_type.unwrap_or_default();
@@ -241,6 +274,7 @@ fn renders_as(form: &Form, exchange: &Exchange) -> bool {
         delay_ms: 0,
         event_gap_ms: 0,
         end: End::Complete,
+        notes: Vec::new(),
     };
     let placeholders = Placeholders::from_request(&exchange.request);
     body_bytes(&script::response(&as_loaded(recorded.reply()), &placeholders).body) == exchange.body
@@ -282,12 +316,22 @@ fn mean_gap(exchange: &Exchange, body: &str) -> u64 {
     bounded_ms(spread.checked_div(gaps).unwrap_or(0))
 }
 
-fn kept_headers(headers: &[(String, String)]) -> BTreeMap<String, String> {
-    headers
-        .iter()
-        .filter(|(name, _)| !DROPPED_HEADERS.contains(&name.as_str()))
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
+/// The headers a reply keeps: not the dropped ones, and not one a case cannot carry (a note
+/// says which and why).
+fn kept_headers(headers: &[(String, String)], notes: &mut Vec<String>) -> BTreeMap<String, String> {
+    let mut kept = BTreeMap::new();
+    for (name, value) in headers {
+        if DROPPED_HEADERS.contains(&name.as_str()) {
+            continue;
+        }
+        match header_problem(name, value) {
+            Some(why) => notes.push(format!("the header {name:?} is left out: {why}")),
+            None => {
+                kept.insert(name.clone(), value.clone());
+            }
+        }
+    }
+    kept
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ pub struct Session {
     pub protocol_version: Option<String>,
     /// The tools of the `tools/list` results, latest last.
     pub tools: Vec<Value>,
+    /// Why the last `tools/list` answer could not be read, when it could not.
+    pub unread_list: Option<String>,
 }
 
 impl Session {
@@ -27,7 +29,14 @@ impl Session {
         if !matches!(method, Some("initialize" | "tools/list")) {
             return;
         }
-        for message in messages(content_type, body) {
+        let messages = messages(content_type, body);
+        if method == Some("tools/list") {
+            self.unread_list = match messages.is_empty() && !body.is_empty() {
+                true => Some(unreadable(body)),
+                false => None,
+            };
+        }
+        for message in messages {
             if message.get("id") != request.get("id") {
                 continue;
             }
@@ -51,8 +60,12 @@ impl Session {
             ..Tool::default()
         };
         let Some(listed) = self.tools.iter().rev().find(|t| t["name"] == name) else {
+            let why = match &self.unread_list {
+                Some(why) => format!("the tools/list answer could not be read ({why})"),
+                None => "tools/list was not recorded".to_owned(),
+            };
             notes.push(format!(
-                "tools/list was not recorded for {name:?}: the case advertises it without annotations or schemas"
+                "{why} for {name:?}: the case advertises it without annotations or schemas"
             ));
             return (tool, notes);
         };
@@ -75,28 +88,55 @@ impl Session {
 
 fn schema(value: Option<&Value>, key: &str, notes: &mut Vec<String>) -> Option<toml::Table> {
     let value = value.filter(|v| !v.is_null())?;
-    match toml::Value::try_from(without_nulls(value)) {
-        Ok(toml::Value::Table(table)) => Some(table),
-        _ => {
+    let mut widened = false;
+    let tomlable = tomlable(value, &mut widened);
+    match toml::Value::try_from(tomlable) {
+        Ok(toml::Value::Table(table)) => {
+            if widened {
+                notes.push(format!(
+                    "{key}: integers past 2^63 - 1 (TOML's largest) are written as floats"
+                ));
+            }
+            Some(table)
+        }
+        Ok(_) => {
             notes.push(format!("{key} left out: it is not a JSON object"));
+            None
+        }
+        Err(e) => {
+            notes.push(format!("{key} left out: TOML cannot hold it ({e})"));
             None
         }
     }
 }
 
-fn without_nulls(value: &Value) -> Value {
+/// `value` as TOML can hold it: no `null` (TOML has none), and integers past `i64::MAX` as
+/// floats (`widened` says whether there were any).
+fn tomlable(value: &Value, widened: &mut bool) -> Value {
     match value {
         Value::Object(members) => members
             .iter()
             .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| (k.clone(), without_nulls(v)))
+            .map(|(k, v)| (k.clone(), tomlable(v, widened)))
             .collect(),
         Value::Array(items) => items
             .iter()
             .filter(|v| !v.is_null())
-            .map(without_nulls)
+            .map(|v| tomlable(v, widened))
             .collect(),
+        Value::Number(n) if n.is_u64() && !n.is_i64() => {
+            *widened = true;
+            n.as_f64().map_or(Value::Null, Value::from)
+        }
         other => other.clone(),
+    }
+}
+
+/// Why a body holds no JSON-RPC message: the JSON parser's word for it.
+fn unreadable(body: &[u8]) -> String {
+    match serde_json::from_slice::<Value>(body) {
+        Err(e) => e.to_string(),
+        Ok(_) => "no message in it".to_owned(),
     }
 }
 
