@@ -13,6 +13,7 @@
 #[path = "sdk_setup.rs"]
 mod sdk_setup;
 
+use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::case::builtin;
 use mcp_error_layers::engine::CaseRecord;
 use mcp_error_layers::engine::Run;
@@ -90,4 +91,27 @@ fn the_node_conformance_client_runs_every_case_without_an_adapter_error() {
     if let Some(records) = run_client("node") {
         check(&records);
     }
+}
+
+/// A conformance client that exits 0 at once and never connects passes no built-in case: a
+/// call judged coarsely whose scripted replies were never served fails, and a call expected to
+/// succeed fails on its outcome once nothing was served. (It starts no interpreter, so it needs
+/// no setup.)
+#[test]
+fn a_conformance_client_that_never_connects_passes_no_case() {
+    let adapter = ProcessAdapter::new("true", Vec::<String>::new()).conformance_client();
+    let records = Run::new(&adapter)
+        .cases(builtin())
+        .jobs(JOBS)
+        .default_timeout(Duration::from_millis(1_500))
+        .execute(&())
+        .cases;
+    eprintln!("never-connects: {}", Counts::of(&records));
+    assert_eq!(records.len(), builtin().len());
+    let passed: Vec<&str> = records
+        .iter()
+        .filter(|r| r.verdict == Verdict::Pass)
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(passed.is_empty(), "passed without connecting: {passed:?}");
 }

@@ -65,6 +65,12 @@ pub struct ServerCounts {
     pub initializes: u32,
     /// GET requests that resume a stream (with `Last-Event-ID`).
     pub resumes: u32,
+    /// Requests the case's own script answered (its replies, resumptions and task answers),
+    /// as opposed to the server's protocol answers: 0 means the client never reached what
+    /// the call tests.
+    pub scripted: u32,
+    /// Requests of any kind.
+    pub requests: u32,
 }
 
 impl ServerCounts {
@@ -84,6 +90,8 @@ impl ServerCounts {
                 .collect(),
             initializes: saturating_u32(mine().filter(initialize).count()),
             resumes: saturating_u32(mine().filter(|e| e.is_resumption()).count()),
+            scripted: saturating_u32(mine().filter(|e| e.reply.by.is_scripted()).count()),
+            requests: saturating_u32(mine().count()),
         }
     }
 }
@@ -137,16 +145,30 @@ pub fn mismatches(expect: &Expect, observed: &Observation, counts: &ServerCounts
 /// [`crate::adapter::Observes::ExitStatus`]), and whether the judgement is coarse: a call whose
 /// expectation needs a finer outcome ([`crate::coarse::needs_finer`]) is judged on the
 /// server's counts alone, its outcome, status and code left aside; any other is judged in full.
+/// Neither judgement passes a call whose point the client never reached: when none of the
+/// case's scripted replies was served in the call, an exit status and the counts judge
+/// nothing, and that is a mismatch of its own.
 pub fn coarse_mismatches(
     expect: &Expect,
     observed: &Observation,
     counts: &ServerCounts,
 ) -> (Vec<String>, bool) {
-    if crate::coarse::needs_finer(expect) {
-        (count_mismatches(expect, counts), true)
-    } else {
-        (mismatches(expect, observed, counts), false)
+    // An exit status says nothing of a call whose point the client never reached, success
+    // included: a client that exits 0 without connecting "succeeds" at everything.
+    let coarse = crate::coarse::needs_finer(expect);
+    let mut found = match coarse {
+        false => mismatches(expect, observed, counts),
+        true => count_mismatches(expect, counts),
+    };
+    if counts.scripted == 0 {
+        found.push(format!(
+            "the client never reached what the call tests: none of the case's scripted replies \
+             was served (the server received {} request(s) in the call), so its exit status \
+             and counts judge nothing",
+            counts.requests
+        ));
     }
+    (found, coarse)
 }
 
 /// The mismatches of the counting keys: POSTs, gaps, `initialize`s and GETs.
@@ -244,8 +266,27 @@ mod tests {
     fn posts(tool_posts: u32) -> ServerCounts {
         ServerCounts {
             tool_posts,
+            scripted: tool_posts,
+            requests: tool_posts,
             ..ServerCounts::default()
         }
+    }
+
+    #[test]
+    fn a_coarse_call_whose_scripted_replies_were_never_served_fails() {
+        let exited = Observation::new(Outcome::ToolSuccess);
+        let expected_error = Expect {
+            tool_posts: Some(0),
+            ..expect(Outcome::HttpError)
+        };
+        let (found, coarse) = coarse_mismatches(&expected_error, &exited, &posts(0));
+        assert!(coarse);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("the client never reached what the call tests"),
+            "{found:?}"
+        );
+        assert!(found[0].contains("received 0 request(s)"), "{found:?}");
     }
 
     #[test]

@@ -118,6 +118,14 @@ pub enum Answerer {
     Error,
 }
 
+impl Answerer {
+    /// Whether the case's own script answered (a reply, a resumption, a task answer), not the
+    /// server's protocol answers or refusals.
+    pub fn is_scripted(self) -> bool {
+        matches!(self, Answerer::Script | Answerer::Resume | Answerer::Task)
+    }
+}
+
 /// How an exchange ended; its word (`complete`, `close`, `reset`, `stall`, `cut`) is what the
 /// record, the transcript and the reports show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::Display)]
