@@ -549,7 +549,9 @@ fn deviation_list(page: &mut String, title: &str, cases: &[&JsonCase]) {
 }
 
 /// Text for HTML: the five characters with a meaning in markup or attributes become
-/// references.
+/// references, and control characters (which HTML does not allow in text, and which an adapter
+/// or a client may write) become visible: C0 ones and DEL as their Control Pictures (`␛` for
+/// ESC, `␀` for NUL), C1 ones as `\u{85}`. Tab, line feed and carriage return stay.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -559,6 +561,10 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{0}'..='\u{1f}' => out.extend(char::from_u32(0x2400 + u32::from(c))),
+            '\u{7f}' => out.push('\u{2421}'),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
             c => out.push(c),
         }
     }
@@ -574,6 +580,14 @@ mod tests {
         assert_eq!(
             esc("<a href='x'>\"&\"</a>"),
             "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn control_characters_become_visible_and_line_breaks_stay() {
+        assert_eq!(
+            esc("a\u{0}b\u{1b}[31mc\u{7f}\u{85}\td\r\n"),
+            "a\u{2400}b\u{241b}[31mc\u{2421}\\u{85}\td\r\n"
         );
     }
 
