@@ -217,3 +217,57 @@ fn the_readme_shows_the_import_sample_of_the_docs() {
         "README.md's import sample differs from docs/record-import.md's (which the program printed):\n{block}"
     );
 }
+
+/// `import` reads at most 256 MiB, counted as read: a device and an endless pipe (which report
+/// no size) end with an error naming the bound instead of growing memory.
+#[test]
+fn import_stops_at_the_bound_on_a_device_and_an_endless_pipe() {
+    let dir = support::temp_dir("record-import-endless");
+    let wanted = "more than 268435456 bytes (256 MiB), the most a HAR file may have";
+    let device = program(dir.as_path(), &["import".into(), "/dev/zero".into()]);
+    assert_eq!(device.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&device.stderr);
+    assert!(error.contains(&format!("/dev/zero: {wanted}")), "{error}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-error-layers"))
+        .current_dir(dir.as_path())
+        .args(["import", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Whitespace without end: valid JSON so far, so only the bound can stop it.
+    let feeder = std::thread::spawn(move || {
+        let spaces = vec![b' '; 1 << 20];
+        while stdin.write_all(&spaces).is_ok() {}
+    });
+    let output = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains(wanted), "{error}");
+    assert!(
+        !dir.as_path().join("imported").exists(),
+        "nothing is written"
+    );
+}
+
+/// An `--out` that cannot be written is an error before anything is read or recorded, not a
+/// run that skips every case and exits 0.
+#[test]
+fn an_unusable_out_folder_is_an_error_naming_it() {
+    let dir = support::temp_dir("record-import-bad-out");
+    std::fs::copy(HAR, dir.as_path().join("capture.har")).unwrap();
+    std::fs::write(dir.as_path().join("a-file"), "").unwrap();
+    let run = program(
+        dir.as_path(),
+        &["import", "capture.har", "--out", "a-file/cases"].map(String::from),
+    );
+    assert_eq!(run.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        error.contains("--out a-file/cases: cannot write cases there"),
+        "{error}"
+    );
+}
