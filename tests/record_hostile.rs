@@ -187,18 +187,26 @@ fn abandoned_stalled_calls_hold_no_slot_and_no_upstream_connection() {
             _ => None,
         })
         .collect();
-    // Each of the 257 calls is accounted for: written, or skipped because its client left
-    // before the upstream's head (the 44 that waited in the backlog were never forwarded).
-    assert!(written >= 256, "{written} written; skipped: {skipped:?}");
+    // Each call that reached the upstream is accounted for (the 256 stalled and the ordinary
+    // one): written, or skipped because its client left before the upstream's head (which
+    // ones depends on timing; the 44 that waited in the backlog were never forwarded).
+    assert!(written > 0, "none written; skipped: {skipped:?}");
+    assert!(
+        written + skipped.len() >= 257,
+        "{written} written, {} skipped",
+        skipped.len()
+    );
     assert!(
         skipped
             .iter()
             .all(|why| why.contains("before the server sent a status line")),
         "{skipped:?}"
     );
-    let stalled = std::fs::read_to_string(out.path().join(format!("{}.toml", stem(1, "stall"))))
-        .or_else(|_| std::fs::read_to_string(out.path().join(format!("{}.toml", stem(2, "stall")))))
-        .unwrap();
+    let first = reports.iter().find_map(|r| match r {
+        Report::Wrote(w) if w.path.to_string_lossy().ends_with("-stall.toml") => Some(&w.path),
+        _ => None,
+    });
+    let stalled = std::fs::read_to_string(first.unwrap()).unwrap();
     assert!(stalled.contains("end = \"stall\""), "{stalled}");
     assert!(
         stalled.contains("the client closed its connection"),

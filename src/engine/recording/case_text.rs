@@ -1,7 +1,6 @@
 //! The text of a written case file: the keys of cases/README.md in their usual order, JSON in
 //! multi-line literal strings where the text allows it, so that a person can review it.
 
-use super::writer::escape_controls;
 use crate::case::{End, Event, Expect, Reply, Tool};
 use std::fmt::Write;
 
@@ -146,6 +145,16 @@ fn string(text: &str) -> String {
         true => format!("'''\n{text}'''"),
         false => basic(text),
     }
+}
+
+/// `text` with each control character but tab written as its escape (`\u{0}`).
+pub(super) fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() && c != '\t' {
+            true => c.escape_unicode().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// A one-line TOML basic string.

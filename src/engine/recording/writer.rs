@@ -1,7 +1,7 @@
 //! Writing one recorded exchange as a family of cases: the recorded answer, and one variant per
 //! `--fault`, each with the expectation the reference classifier gives its reply.
 
-use super::case_text::CaseText;
+use super::case_text::{CaseText, escape_controls};
 use super::exchange::Exchange;
 use super::expect::{classify_reply, expectation};
 use super::fault::{Fault, Faulted, STALL_TIMEOUT_MS};
@@ -349,16 +349,6 @@ fn save(path: &Path, text: &str) -> Result<(), String> {
         })?;
     file.write_all(text.as_bytes())
         .map_err(|e| format!("cannot write it: {e}"))
-}
-
-/// `text` with each control character but tab written as its escape (`\u{0}`).
-pub(super) fn escape_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| match c.is_control() && c != '\t' {
-            true => c.escape_unicode().to_string(),
-            false => c.to_string(),
-        })
-        .collect()
 }
 
 /// Checks that cases can be written into `dir`: creates it, then a file in it (removed at

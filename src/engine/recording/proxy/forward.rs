@@ -4,11 +4,11 @@
 //! connection), and what the server had sent by then is kept as a stall.
 
 use super::budget::Held;
-use super::keep::{Finished, Taken};
+use super::keep::{Ended, Finished, Taken, millis};
 use super::{Shared, UPSTREAM_HEAD_TIMEOUT, refuse, upload};
 use crate::wire::http::Request;
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt};
 
 /// Request headers that belong to one hop, not to the request.
@@ -21,17 +21,6 @@ const HOP_HEADERS: [&str; 7] = [
     "te",
     "upgrade",
 ];
-
-/// How the upstream's body ended, as far as the proxy saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ended {
-    /// The body ended properly.
-    Complete,
-    /// The upstream closed or broke the connection before the body's end.
-    Cut,
-    /// The client went away first, this long after the request went upstream.
-    ClientLeft(Duration),
-}
 
 /// Forwards one request and streams its answer back; whether the connection stays usable.
 /// `held` is this request's share of the shared budget; the answer taken down grows it.
@@ -166,8 +155,4 @@ async fn write_head<W: AsyncWriteExt + Unpin>(
 async fn bad_gateway<W: AsyncWriteExt + Unpin>(out: &mut W, why: &str) -> bool {
     refuse(out, 502, why).await;
     false
-}
-
-pub(super) fn millis(elapsed: Duration) -> u64 {
-    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }

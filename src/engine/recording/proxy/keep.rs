@@ -7,16 +7,27 @@
 use super::super::exchange::{Exchange, MAX_RECORDED_BODY, is_tool_call};
 use super::super::writer::{Report, stem, write_family};
 use super::budget::Held;
-use super::forward::{Ended, millis};
 use super::{RecorderOptions, State};
 use crate::classify::BodyEnd;
 use crate::wire::http::Request;
 use serde_json::Value;
 use std::sync::mpsc;
+use std::time::Duration;
 use tokio::sync::{mpsc as tokio_mpsc, watch};
 
 /// The most arrival times one answer keeps (one per chunk); later chunks count as the last.
 const MAX_ARRIVALS: usize = 100_000;
+
+/// How the upstream's body ended, as far as the proxy saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// The body ended properly.
+    Complete,
+    /// The upstream closed or broke the connection before the body's end.
+    Cut,
+    /// The client went away first, this long after the request went upstream.
+    ClientLeft(Duration),
+}
 
 /// An answer as it is taken down.
 #[derive(Debug)]
@@ -212,4 +223,8 @@ impl Taken {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+}
+
+pub(super) fn millis(elapsed: Duration) -> u64 {
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
 }
