@@ -139,6 +139,24 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// `count` clients at `addr`, each with a call of the tool the upstream stalls, returned once
+/// every slot is taken (the upstream holds 256 stalled calls).
+fn stalled_clients(upstream: &Upstream, addr: SocketAddr, count: u64) -> Vec<TcpStream> {
+    let clients = (0..count)
+        .map(|n| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream
+                .write_all(call_request(n, "stall").as_bytes())
+                .unwrap();
+            stream
+        })
+        .collect();
+    wait_until("256 stalled calls upstream", || {
+        upstream.open.load(Ordering::SeqCst) >= 256
+    });
+    clients
+}
+
 /// 300 clients start a call the upstream stalls and go away: their slots and upstream
 /// connections are freed at once, so the next ordinary call is served (it used to wait about
 /// two minutes), and each abandoned call is written as the stall it was.
@@ -148,19 +166,7 @@ fn abandoned_stalled_calls_hold_no_slot_and_no_upstream_connection() {
     let out = tempfile::tempdir().unwrap();
     let recorder = recorder(&upstream, out.path());
     let addr = recorder.addr();
-    let clients: Vec<TcpStream> = (0..300)
-        .map(|n| {
-            let mut stream = TcpStream::connect(addr).unwrap();
-            stream
-                .write_all(call_request(n, "stall").as_bytes())
-                .unwrap();
-            stream
-        })
-        .collect();
-    // The slots are all taken once the upstream holds 256 stalled calls.
-    wait_until("256 stalled calls upstream", || {
-        upstream.open.load(Ordering::SeqCst) >= 256
-    });
+    let clients = stalled_clients(&upstream, addr, 300);
     drop(clients);
     let started = Instant::now();
     let answer = exchange(addr, &call_request(1000, "ok"));
@@ -546,18 +552,7 @@ fn stopping_with_every_slot_held_ends_at_once() {
     let out = tempfile::tempdir().unwrap();
     let recorder = recorder(&upstream, out.path());
     let addr = recorder.addr();
-    let clients: Vec<TcpStream> = (0..260)
-        .map(|n| {
-            let mut stream = TcpStream::connect(addr).unwrap();
-            stream
-                .write_all(call_request(n, "stall").as_bytes())
-                .unwrap();
-            stream
-        })
-        .collect();
-    wait_until("256 stalled calls upstream", || {
-        upstream.open.load(Ordering::SeqCst) >= 256
-    });
+    let clients = stalled_clients(&upstream, addr, 260);
     let (done, stopped) = std::sync::mpsc::channel();
     let started = Instant::now();
     std::thread::spawn(move || done.send(recorder.stop()).unwrap());
