@@ -48,9 +48,57 @@ pub struct CallContext {
     /// end and reports the outcome of the result it carries. A client without one reports
     /// `unsupported`.
     pub task: Option<TaskCall>,
+    /// The client object this call runs on: the calls of one case share it, as an application
+    /// keeps its client after a fault (docs/adapters.md, "One client per case").
+    pub client: ClientRef,
 }
 
 pub use crate::case::TaskCall;
+
+/// Which client a call runs on, and where the call stands among that client's calls: the calls
+/// of one case run on one client object (one session, where the era has one), created before
+/// the first and closed after the last. An adapter keeps what it needs per [`ClientRef::id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ClientRef {
+    /// Names the client: the same for every call of a case run, different across case runs
+    /// (unique within the process).
+    pub id: u64,
+    /// This call's place among the client's calls, from 0.
+    pub call: usize,
+    /// How many calls the client makes: after call `calls - 1` the adapter closes it.
+    pub calls: usize,
+}
+
+impl ClientRef {
+    /// A client of its own for one call: what [`CallContext::new`] gives.
+    pub fn single() -> Self {
+        ClientRef::first_of(1)
+    }
+
+    /// A new client that makes `calls` calls, at its first (`calls` of 0 counts as 1).
+    pub fn first_of(calls: usize) -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ClientRef {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            call: 0,
+            calls: calls.max(1),
+        }
+    }
+
+    /// The same client at call `call` (kept below `calls`).
+    pub fn at(self, call: usize) -> Self {
+        ClientRef {
+            call: call.min(self.calls - 1),
+            ..self
+        }
+    }
+
+    /// Whether this call is the client's last: the adapter closes it after the call.
+    pub fn is_last(&self) -> bool {
+        self.call + 1 >= self.calls
+    }
+}
 
 impl CallContext {
     /// A call context; fields not named here take their defaults.
@@ -64,7 +112,14 @@ impl CallContext {
             annotations: Value::Object(Default::default()),
             list_tools: false,
             task: None,
+            client: ClientRef::single(),
         }
+    }
+
+    /// Runs the call on this client (see [`CallContext::client`]).
+    pub fn with_client(mut self, client: ClientRef) -> Self {
+        self.client = client;
+        self
     }
 
     /// Asks for the call as a task (see [`CallContext::task`]).
@@ -144,8 +199,9 @@ pub trait Driver: Send + Sync {
 
     /// Gets ready for one call before its deadline starts, so that a slow start (a Node or
     /// Python process announcing its persistent mode) does not count as the call's time.
-    /// It must finish in bounded time: the runner does not put a deadline on it.
-    fn prepare(&self) -> impl Future<Output = Self::Prepared> + Send;
+    /// It must finish in bounded time: the runner does not put a deadline on it. `call` is the
+    /// call to come: a driver that keeps clients finds the one of [`CallContext::client`].
+    fn prepare(&self, call: &CallContext) -> impl Future<Output = Self::Prepared> + Send;
 
     /// The call's start-up, when the adapter cannot act as soon as `drive` starts: a program
     /// started for this one call needs its interpreter and client library loaded first, and
@@ -201,7 +257,7 @@ pub trait Driver: Send + Sync {
 impl<A: Adapter> Driver for A {
     type Prepared = ();
 
-    fn prepare(&self) -> impl Future<Output = ()> + Send {
+    fn prepare(&self, _call: &CallContext) -> impl Future<Output = ()> + Send {
         std::future::ready(())
     }
 

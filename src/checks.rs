@@ -127,6 +127,22 @@ pub fn awaits_client(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> b
             .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
 }
 
+/// Whether a client that reported its own timeout for call `index` may still send the
+/// `notifications/cancelled` a 2025 session asks for: a `tools/call` of the call went out in a
+/// session (it named one), and no cancel of the call has arrived yet. A client sends it after
+/// giving up, often after it reported; a cancel that no check judges still shows in the
+/// record, so the runner waits a little for it whatever the case, and the record is the same
+/// from run to run.
+pub fn cancel_may_follow(index: usize, exchanges: &[Exchange]) -> bool {
+    let of_call = || exchanges.iter().filter(|e| e.call == index);
+    let in_session = of_call().any(|e| {
+        e.jsonrpc_method.as_deref() == Some("tools/call") && e.header("mcp-session-id").is_some()
+    });
+    let cancelled =
+        of_call().any(|e| e.jsonrpc_method.as_deref() == Some("notifications/cancelled"));
+    in_session && !cancelled
+}
+
 /// The checks judged so far, each once, in the order they first applied.
 #[derive(Debug, Default)]
 struct Tally {
@@ -229,20 +245,24 @@ fn is_refused_probe(exchange: &Exchange, message: &Value) -> bool {
     says_modern && refused
 }
 
-/// The requests of one call, and the case they answer to.
+/// The requests of one call, and the case they answer to; with the requests of the case's
+/// calls before it, which ran on the same client (docs/adapters.md, "One client per case"): a
+/// later call goes on in the session an earlier one opened.
 #[derive(Debug)]
 struct Requests<'a> {
     case: &'a CaseFile,
     call: usize,
     list: Vec<Request<'a>>,
+    /// The requests of the calls before this one, oldest first: context, never judged again.
+    before: Vec<Request<'a>>,
 }
 
 impl<'a> Requests<'a> {
     fn of(case: &'a CaseFile, call: usize, exchanges: &'a [Exchange]) -> Self {
         let stateless = Era::of(&case.protocol_version) == Some(Era::Stateless);
         let mut initialized = false;
-        let mut list = Vec::new();
-        for exchange in exchanges.iter().filter(|e| e.call == call) {
+        let (mut list, mut before) = (Vec::new(), Vec::new());
+        for exchange in exchanges.iter().filter(|e| e.call <= call) {
             // A request the server could not parse as HTTP says nothing about the client's
             // choices; the server answered it with 400 and it is in the record.
             if exchange.http_method == HttpMethod::Unread {
@@ -260,14 +280,23 @@ impl<'a> Requests<'a> {
                 None if is_response(&message) => "response",
                 None => exchange.http_method.as_str(),
             };
-            list.push(Request {
-                label: format!("request {} ({what})", list.len() + 1),
+            let (into, of_call) = match exchange.call == call {
+                true => (&mut list, String::new()),
+                false => (&mut before, format!("call {} ", exchange.call + 1)),
+            };
+            into.push(Request {
+                label: format!("{of_call}request {} ({what})", into.len() + 1),
                 exchange,
                 message,
                 modern,
             });
         }
-        Requests { case, call, list }
+        Requests {
+            case,
+            call,
+            list,
+            before,
+        }
     }
 
     /// The scripted reply that answered `request`, as the case wrote it.

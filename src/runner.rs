@@ -1,7 +1,7 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
-use crate::adapter::{AdapterLog, CallContext, Driver, NewProcess, Observes, StartUp};
+use crate::adapter::{AdapterLog, CallContext, ClientRef, Driver, NewProcess, Observes, StartUp};
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::coarse;
@@ -77,9 +77,11 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         Err(e) => return CaseRecord::broken(&case.id, format!("wire server did not start: {e}")),
     };
     let mut calls = Vec::with_capacity(file.call.len());
+    // One client for every call of the case, as an application keeps its client.
+    let client = ClientRef::first_of(file.call.len());
     for index in 0..file.call.len() {
         server.begin_call(index);
-        let record = run_call(adapter, case, &server, index, options, observes).await;
+        let record = run_call(adapter, case, &server, client.at(index), options, observes).await;
         let unsupported = record.verdict == Verdict::Unsupported;
         calls.push(record);
         if unsupported {
@@ -115,11 +117,13 @@ async fn run_call<D: Driver>(
     adapter: &D,
     case: &Case,
     server: &WireServer,
-    index: usize,
+    client: ClientRef,
     options: &RunOptions,
     observes: Observes,
 ) -> CallRecord {
-    let context = call_context(case, index, &server.url(), options);
+    let index = client.call;
+    let context = call_context(case, index, &server.url(), options).with_client(client);
+    let timeout = context.timeout;
     let clock = Clock {
         deadline: context.timeout.saturating_add(options.deadline_margin), // both from users
         server,
@@ -128,12 +132,17 @@ async fn run_call<D: Driver>(
     let log = AdapterLog::new();
     let (ended, duration) = drive_call(adapter, context, &clock, &log).await;
     let expect = case.file.call[index].expect.clone();
-    let claimed = match &ended {
-        CallEnd::Reported(AdapterReport::Observed(observation)) => observation.attempts,
-        _ => None,
+    // The client gave up on the call: it said so, or it answered no sooner than its timeout (a
+    // framework may report its timeout as something else).
+    let (claimed, timed_out) = match &ended {
+        CallEnd::Reported(AdapterReport::Observed(observation)) => (
+            observation.attempts,
+            observation.outcome == crate::outcome::Outcome::Timeout || duration >= timeout,
+        ),
+        _ => (None, false),
     };
     let landing = claimed.max(expect.tool_posts).unwrap_or(0);
-    settle(server, case, index, landing).await;
+    settle(server, case, index, landing, timed_out).await;
     let (counts, checks) = server.with_record(|exchanges| {
         let checks = checks::check_call(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
@@ -182,12 +191,16 @@ pub const SETTLE: Duration = Duration::from_millis(500);
 
 /// Waits, up to [`SETTLE`], until the server has counted `landing` `tools/call` requests for
 /// call `index`, and has seen the cancel or close a client sends after giving up on a request
-/// ([`checks::awaits_client`]).
-async fn settle(server: &WireServer, case: &Case, index: usize, landing: u32) {
+/// ([`checks::awaits_client`]), or after giving up on the call by its own timeout (`timed_out`)
+/// in a session ([`checks::cancel_may_follow`]).
+async fn settle(server: &WireServer, case: &Case, index: usize, landing: u32, timed_out: bool) {
     let until = tokio::time::Instant::now() + SETTLE;
     let waiting = || {
         server.tool_posts(index) < landing
-            || server.with_record(|exchanges| checks::awaits_client(&case.file, index, exchanges))
+            || server.with_record(|exchanges| {
+                checks::awaits_client(&case.file, index, exchanges)
+                    || (timed_out && checks::cancel_may_follow(index, exchanges))
+            })
     };
     while waiting() && tokio::time::Instant::now() < until {
         tokio::time::sleep(RECORD_POLL).await;
@@ -304,7 +317,7 @@ async fn drive_call<D: Driver>(
     log: &AdapterLog,
 ) -> (CallEnd, Duration) {
     // Outside the deadline: starting an adapter process is not the call's time.
-    let mut prepared = match CatchUnwind(Box::pin(adapter.prepare())).await {
+    let mut prepared = match CatchUnwind(Box::pin(adapter.prepare(&context))).await {
         Ok(prepared) => prepared,
         Err(panic) => return (CallEnd::Panicked(panic), Duration::ZERO),
     };

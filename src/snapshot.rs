@@ -52,7 +52,10 @@ pub struct CallView {
 /// What the server saw during the case.
 #[derive(Debug, Serialize)]
 pub struct ServerView {
-    /// Request counts by `HTTP-method JSON-RPC-method` (`POST tools/call`, `GET`).
+    /// Request counts by `HTTP-method JSON-RPC-method` (`POST tools/call`, `GET`). GETs
+    /// without `Last-Event-ID` (a standalone stream, a probe) count once however many came:
+    /// clients retry it on their own clock (mcp 1.x: again a second after a 405), so how many
+    /// came depends on how long the session lived, not on what the client does with errors.
     pub requests: BTreeMap<String, u32>,
     /// The protocol headers of the first request of each kind.
     pub headers: BTreeMap<String, BTreeMap<String, String>>,
@@ -97,17 +100,30 @@ fn check_word(check: &crate::checks::Check) -> String {
 fn server_view(exchanges: &[Exchange]) -> ServerView {
     let mut requests = BTreeMap::new();
     let mut headers = BTreeMap::new();
+    // Whether a standalone GET was counted: the first is, the others are not.
+    let mut standalone = false;
     for exchange in exchanges {
         let kind = match &exchange.jsonrpc_method {
             Some(method) => format!("{} {method}", exchange.http_method),
             None => exchange.http_method.to_string(),
         };
-        *requests.entry(kind.clone()).or_insert(0) += 1;
+        let count: &mut u32 = requests.entry(kind.clone()).or_insert(0);
+        if !is_standalone_get(exchange) {
+            *count = count.saturating_add(1);
+        } else if !standalone {
+            standalone = true;
+            *count = count.saturating_add(1);
+        }
         headers
             .entry(kind)
             .or_insert_with(|| protocol_headers(exchange));
     }
     ServerView { requests, headers }
+}
+
+/// A GET that resumes nothing: the standalone stream a client opens (or probes for) itself.
+fn is_standalone_get(exchange: &Exchange) -> bool {
+    exchange.http_method.as_str() == "GET" && exchange.header("last-event-id").is_none()
 }
 
 fn protocol_headers(exchange: &Exchange) -> BTreeMap<String, String> {
@@ -181,6 +197,42 @@ mod tests {
             redact_http_dates(text),
             "retry_after: \"[date]\", Wed, later GMT"
         );
+    }
+
+    fn request(method: &str, jsonrpc: Option<&str>, headers: &[(&str, &str)]) -> Exchange {
+        Exchange {
+            at_ms: 0,
+            call: 0,
+            http_method: method.into(),
+            path: "/mcp".into(),
+            jsonrpc_method: jsonrpc.map(str::to_owned),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: String::new(),
+            dropped: 0,
+            reply: crate::wire::Sent::default(),
+        }
+    }
+
+    #[test]
+    fn standalone_gets_count_once_and_resuming_gets_and_posts_each() {
+        let standalone = request("GET", None, &[]);
+        let resume = request("GET", None, &[("last-event-id", "e-1")]);
+        let call = request("POST", Some("tools/call"), &[]);
+        let record = [
+            standalone.clone(),
+            call.clone(),
+            standalone,
+            resume.clone(),
+            resume,
+            call,
+        ];
+        let requests = server_view(&record).requests;
+        let counts: Vec<(&str, u32)> = requests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        // Two resuming GETs, and the standalone ones once.
+        assert_eq!(counts, [("GET", 3), ("POST tools/call", 2)]);
     }
 
     #[test]

@@ -468,7 +468,11 @@ fn an_adapter_that_exits_when_probed_falls_back_to_one_process_per_call() {
     assert_eq!(reason, "it exited with status 2 without announcing");
     let log = record.calls[0].adapter_log.as_deref().unwrap_or_default();
     assert!(log.contains("persistent mode was not announced"), "{log}");
-    assert_eq!(record.calls[1].adapter_log, None, "the note comes once");
+    let later = record.calls[1].adapter_log.as_deref().unwrap_or_default();
+    assert!(
+        !later.contains("not announced"),
+        "the probe's note comes once: {later}"
+    );
 }
 
 #[test]
@@ -602,21 +606,41 @@ fn concurrent_answers_out_of_order_reach_their_own_calls() {
     assert_eq!(program.mode(), Mode::Persistent);
 }
 
+/// A call that waits until `release` exists (`at_once.py`'s `wait_file` hook), having created
+/// `waiting` when it got to the adapter; both files removed first.
+struct Patient {
+    release: std::path::PathBuf,
+    waiting: std::path::PathBuf,
+    case: String,
+}
+
+impl Patient {
+    fn new(name: &str) -> Self {
+        let file = format!("mcp-error-layers-{}-{name}", std::process::id());
+        let release = std::env::temp_dir().join(file);
+        let waiting = release.with_extension("waiting");
+        let _ = (
+            std::fs::remove_file(&release),
+            std::fs::remove_file(&waiting),
+        );
+        let arguments = format!(r#"{{"wait_file": "{}"}}"#, release.display());
+        let case = one_call(&arguments, 30_000, "TOOL_SUCCESS");
+        Patient {
+            release,
+            waiting,
+            case,
+        }
+    }
+}
+
 #[test]
 fn a_hang_leaves_the_calls_in_flight_their_chance_and_the_process_is_killed_after_them() {
     let (program, pid_file) = concurrent("hang-in-flight", SERVES_FOUR);
-    let release =
-        std::env::temp_dir().join(format!("mcp-error-layers-{}-release", std::process::id()));
-    let waiting = release.with_extension("waiting");
-    let _ = (
-        std::fs::remove_file(&release),
-        std::fs::remove_file(&waiting),
-    );
-    let patient_case = one_call(
-        &format!(r#"{{"wait_file": "{}"}}"#, release.display()),
-        30_000,
-        "TOOL_SUCCESS",
-    );
+    let Patient {
+        release,
+        waiting,
+        case: patient_case,
+    } = Patient::new("release");
     std::thread::scope(|scope| {
         let patient = scope.spawn(|| run(&program, &patient_case));
         assert!(
@@ -734,7 +758,11 @@ fn an_answer_that_is_no_observation_fails_its_call_and_retires_the_process() {
         !problem.contains("\"id\""),
         "the id is taken off first: {problem}"
     );
-    assert_ne!(pid_of(&record.calls[0]), pid_of(&record.calls[2]));
+    // The case's client lives in that process: its last call goes there still. A new case
+    // gets a new process.
+    assert_eq!(pid_of(&record.calls[0]), pid_of(&record.calls[2]));
+    let next = run(&program, ONE_CALL);
+    assert_ne!(pid_of(&record.calls[0]), pid_of(&next.calls[0]));
 }
 
 /// Why a program that announces `announcement` fell back to one process per call (where its
@@ -817,7 +845,7 @@ fn an_adapter_that_takes_two_seconds_to_start_gets_no_false_hang_on_the_cancel_c
         .into_iter()
         .filter(|s| s.id.starts_with("cancel/") && s.id != "cancel/progress-forever")
         .collect();
-    assert_eq!(cancel.len(), 3, "{cancel:?}");
+    assert_eq!(cancel.len(), 4, "{cancel:?}");
     let jobs = cancel.len();
     let run = Run::new(&program).cases(cancel).jobs(jobs);
     let records = run.deadline_margin(MARGIN).execute(&()).cases;
@@ -904,4 +932,112 @@ fn an_announcement_names_the_client_and_a_bad_name_is_refused_naming_the_key() {
             "{value}: {reason}"
         );
     }
+}
+
+/// `(client, opened at call, its call)` from the detail of a call the test adapters served in
+/// persistent mode (`oneshot.kept_client`).
+fn client_of(call: &CallRecord) -> (u64, usize, usize) {
+    let detail = observed_detail(call);
+    let rest = detail
+        .rsplit_once(" client ")
+        .unwrap_or_else(|| panic!("no client in {detail:?}"))
+        .1;
+    let numbers: Vec<&str> = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .collect();
+    match numbers[..] {
+        [client, opened, count] => (
+            client.parse().unwrap(),
+            opened.parse().unwrap(),
+            count.parse().unwrap(),
+        ),
+        _ => panic!("not `client C opened at call I, its call N`: {detail:?}"),
+    }
+}
+
+/// Every case's calls ran in one process on one client, opened at its first call, the calls
+/// counted 1, 2, 3 by that client; and no two cases shared a client.
+fn assert_one_client_per_case(records: &[CaseRecord]) {
+    let mut clients = Vec::new();
+    for record in records {
+        assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+        let pids: Vec<u32> = record.calls.iter().map(pid_of).collect();
+        assert!(
+            pids.iter().all(|pid| *pid == pids[0]),
+            "one process: {pids:?}"
+        );
+        let seen: Vec<(u64, usize, usize)> = record.calls.iter().map(client_of).collect();
+        let client = seen[0].0;
+        let want: Vec<_> = (1..=record.calls.len()).map(|n| (client, 0, n)).collect();
+        assert_eq!(seen, want, "one client, opened at the first call");
+        clients.push(client);
+    }
+    clients.sort_unstable();
+    clients.dedup();
+    assert_eq!(clients.len(), records.len(), "a client of its own per case");
+}
+
+#[test]
+fn the_calls_of_a_case_reach_one_client_on_a_process_serving_one_call_at_a_time() {
+    let program = ProcessAdapter::new(adapter("persistent.py"), Vec::<String>::new());
+    let cases = (0..6).map(|n| source(&format!("t/{n}"), calls(3, &[], 2000)));
+    let records = run_at_once(&program, cases.collect());
+    assert_one_client_per_case(&records);
+}
+
+#[test]
+fn the_calls_of_a_case_reach_one_client_on_a_process_serving_calls_at_once() {
+    let (program, _pid) = concurrent("kept", SERVES_FOUR);
+    let cases = (0..6).map(|n| source(&format!("t/{n}"), calls(3, &[], 2000)));
+    let records = run_at_once(&program, cases.collect());
+    assert_one_client_per_case(&records);
+}
+
+#[test]
+fn a_later_call_of_a_one_shot_adapter_says_it_runs_on_a_new_client() {
+    let program = ProcessAdapter::new(adapter("oneshot.py"), Vec::<String>::new()).one_shot();
+    let record = run(&program, &calls(2, &[], 2000));
+    assert_eq!(record.verdict, Verdict::Pass, "{:?}", record.calls);
+    let log = |n: usize| record.calls[n].adapter_log.clone().unwrap_or_default();
+    assert!(!log(0).contains("new client"), "{}", log(0));
+    assert!(
+        log(1).contains("call 2 of the case runs on a new client"),
+        "{}",
+        log(1)
+    );
+}
+
+#[test]
+fn after_a_hang_the_next_call_of_the_case_goes_where_its_client_is() {
+    let (program, pid_file) = concurrent("hang-then-next", SERVES_FOUR);
+    let Patient {
+        release,
+        waiting,
+        case: patient_case,
+    } = Patient::new("release-next");
+    std::thread::scope(|scope| {
+        // Keeps the process alive (and serving) after the hang retired it from new calls.
+        let patient = scope.spawn(|| run(&program, &patient_case));
+        assert!(
+            file_by(&waiting, Instant::now() + Duration::from_secs(30)),
+            "the patient call never got to the adapter"
+        );
+        let record = run(&program, &calls(2, &[(0, r#"{"hang": true}"#)], 400));
+        assert_eq!(record.calls[0].verdict, Verdict::Hang, "{:?}", record.calls);
+        assert_eq!(
+            pid_of(&record.calls[1]),
+            pid_file.pid().as_raw().unsigned_abs(),
+            "the client's process, not a new one: {:?}",
+            record.calls[1].adapter_log
+        );
+        let log = record.calls[1].adapter_log.as_deref().unwrap_or_default();
+        assert!(!log.contains("new client"), "{log}");
+        std::fs::write(&release, "").unwrap();
+        assert_eq!(patient.join().unwrap().verdict, Verdict::Pass);
+    });
+    let _ = (
+        std::fs::remove_file(&release),
+        std::fs::remove_file(&waiting),
+    );
 }

@@ -22,6 +22,7 @@
 mod concurrent;
 pub mod conformance;
 mod group;
+mod kept;
 mod oneshot;
 mod output;
 mod persistent;
@@ -30,6 +31,7 @@ mod request;
 
 use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, Observes, StartUp};
 use crate::observation::AdapterReport;
+use kept::{Kept, MAX_KEPT};
 use persistent::{Pool, StartFailure, Worker};
 use std::ffi::OsString;
 use std::io;
@@ -55,6 +57,12 @@ pub const ENV_LIST_TOOLS: &str = "MCP_ERROR_LAYERS_LIST_TOOLS";
 /// for the call as a task; unset for an ordinary call (one-shot mode; see
 /// [`CallContext::task`]).
 pub const ENV_TASK: &str = "MCP_ERROR_LAYERS_TASK";
+/// The call's place among its case's calls, from 0 (one-shot mode; see
+/// [`CallContext::client`]). A process started for one call cannot keep the client of the
+/// calls before it: a one-shot adapter runs each call on a new client.
+pub const ENV_CALL_INDEX: &str = "MCP_ERROR_LAYERS_CALL_INDEX";
+/// How many calls the case makes (one-shot mode).
+pub const ENV_CALLS: &str = "MCP_ERROR_LAYERS_CALLS";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default: as long as
@@ -91,6 +99,8 @@ pub struct ProcessAdapter {
     /// Held while the first call probes, so that parallel first calls do not all probe.
     probing: tokio::sync::Mutex<()>,
     pool: Pool,
+    /// The processes that hold a case's client until its next call.
+    kept: Kept,
     /// Whether the program is a conformance client ([`ProcessAdapter::conformance_client`]).
     conformance: bool,
 }
@@ -163,6 +173,7 @@ impl ProcessAdapter {
             mode: Mutex::new(Mode::Undecided),
             probing: tokio::sync::Mutex::new(()),
             pool: Pool::default(),
+            kept: Kept::default(),
             conformance: false,
         }
     }
@@ -283,6 +294,49 @@ impl ProcessAdapter {
         }
     }
 
+    /// Keeps `worker`'s process for client `id`'s next call (see [`Kept`]); one that cannot be
+    /// kept goes back to the pool, with a note for `log`.
+    fn keep(&self, id: u64, worker: Worker, log: &AdapterLog) {
+        if let Some(worker) = self.kept.keep(id, worker) {
+            log.note(format!(
+                "the client is not kept for the next call: {MAX_KEPT} clients are kept between \
+                 calls already"
+            ));
+            self.pool.put(worker);
+        }
+    }
+
+    /// The slot for a case's later call: the process that holds its client. `None` when the
+    /// mode is not persistent; a slot on another process (a new client, as the note in the
+    /// call's log says) when the holder is gone.
+    async fn kept_slot(&self, call: &CallContext) -> Option<Slot> {
+        let why = match self.mode() {
+            Mode::Persistent => match self.kept.take(call.client.id) {
+                Ok(worker) => return Some(Slot::Worker(worker, Vec::new())),
+                Err(why) => why,
+            },
+            Mode::OneShot(_) => "one process per call cannot keep it".to_owned(),
+            Mode::Undecided => return None,
+        };
+        let note = format!(
+            "call {} of the case runs on a new client, not the one of the calls before: {why}",
+            call.client.call + 1
+        );
+        let mut slot = self.slot().await?;
+        match &mut slot {
+            Slot::Worker(_, notes) => notes.insert(0, note),
+            Slot::OneShot { note: first, .. } => {
+                *first = Some(
+                    first
+                        .take()
+                        .map_or(note.clone(), |n| format!("{note}; {n}")),
+                )
+            }
+            Slot::Failed(_) => {}
+        }
+        Some(slot)
+    }
+
     /// The first call: start the program in persistent mode and see whether it announces.
     async fn probe(&self) -> Slot {
         let place = self.place_to_start().await;
@@ -312,7 +366,12 @@ impl ProcessAdapter {
 impl Driver for ProcessAdapter {
     type Prepared = Prepared;
 
-    async fn prepare(&self) -> Prepared {
+    async fn prepare(&self, call: &CallContext) -> Prepared {
+        if call.client.call > 0 {
+            if let Some(slot) = self.kept_slot(call).await {
+                return Prepared(slot);
+            }
+        }
         if let Some(slot) = self.slot().await {
             return Prepared(slot);
         }
@@ -387,9 +446,21 @@ impl Driver for ProcessAdapter {
             }
             Slot::Worker(worker, notes) => {
                 notes.into_iter().for_each(|note| log.note(note));
+                if !call.client.is_last() {
+                    self.kept.remember(call.client.id, &worker);
+                }
                 let served = worker.serve(&call, log).await;
-                if let Some(worker) = served.worker {
-                    self.pool.put(worker);
+                let unsupported = matches!(served.result, Ok(AdapterReport::Unsupported { .. }));
+                if unsupported {
+                    // The runner ends a case at an unsupported call: no next call comes.
+                    self.kept.forget(call.client.id);
+                }
+                match served.worker {
+                    Some(worker) if !call.client.is_last() && !unsupported => {
+                        self.keep(call.client.id, worker, log);
+                    }
+                    Some(worker) => self.pool.put(worker),
+                    None => {}
                 }
                 served.result
             }
@@ -429,6 +500,8 @@ impl Program {
             .env(ENV_TIMEOUT_MS, call.timeout.as_millis().to_string())
             .env(ENV_ANNOTATIONS, call.annotations.to_string())
             .env(ENV_LIST_TOOLS, if call.list_tools { "1" } else { "0" })
+            .env(ENV_CALL_INDEX, call.client.call.to_string())
+            .env(ENV_CALLS, call.client.calls.to_string())
             .env_remove(ENV_TASK)
             .stdin(Stdio::null());
         if let Some(task) = &call.task {

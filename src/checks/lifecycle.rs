@@ -9,7 +9,9 @@ use serde_json::Value;
 
 pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     let posts: Vec<&Request> = requests.list.iter().filter(|r| r.is_post()).collect();
-    legacy(&posts, tally);
+    let before: Vec<&Request> = requests.before.iter().filter(|r| r.is_post()).collect();
+    legacy(&before, &posts, tally);
+    expired_before(&before, &posts, tally);
     for (at, request) in posts.iter().enumerate() {
         let next = posts.get(at + 1).copied();
         if request.modern {
@@ -21,20 +23,28 @@ pub(super) fn check(requests: &Requests, tally: &mut Tally) {
     }
 }
 
-/// The session era's rules for every POST after the first `initialize`.
-fn legacy(posts: &[&Request], tally: &mut Tally) {
+/// The session era's rules for every POST after the first `initialize`. A call after the
+/// first goes on in the session the calls `before` it left (the same client): its first
+/// request need not be `initialize`, and it is judged by that session.
+fn legacy(before: &[&Request], posts: &[&Request], tally: &mut Tally) {
     let Some(first) = posts.iter().position(|r| !r.modern) else {
         return;
     };
-    let first_is_initialize = posts[first].method() == Some("initialize");
-    let result = first_is_initialize.then_some(()).ok_or_else(|| {
-        format!(
-            "{}: the first request of the session era is not initialize",
-            posts[first].label
-        )
-    });
-    tally.record("initialize-first", Grade::Must, result);
-    let mut session: Option<Session> = None;
+    let mut session = before
+        .iter()
+        .rev()
+        .filter(|r| r.method() == Some("initialize"))
+        .find_map(|r| Session::from_answer(r));
+    if !before.iter().any(|r| !r.modern) {
+        let first_is_initialize = posts[first].method() == Some("initialize");
+        let result = first_is_initialize.then_some(()).ok_or_else(|| {
+            format!(
+                "{}: the first request of the session era is not initialize",
+                posts[first].label
+            )
+        });
+        tally.record("initialize-first", Grade::Must, result);
+    }
     for (at, request) in posts.iter().enumerate().skip(first) {
         if request.method() == Some("initialize") {
             session = Session::from_answer(request);
@@ -156,6 +166,20 @@ fn session_expired(posts: &[&Request], tally: &mut Tally) {
     if let Some(at) = reopened {
         let result = resent(expired, &rest[at + 1..]);
         tally.record("session-expiry-resend", Grade::Should, result);
+    }
+}
+
+/// A session that expired during an earlier call of the same client stays expired: no POST of
+/// this call carries its id (`session-expiry-stale-id`, judged again for each later call).
+fn expired_before(before: &[&Request], posts: &[&Request], tally: &mut Tally) {
+    let expired = before
+        .iter()
+        .filter(|r| carries_session(r) && !r.modern && r.exchange.reply.status == Some(404));
+    for request in expired {
+        if !posts.is_empty() {
+            let result = never_resent_id(request, posts);
+            tally.record("session-expiry-stale-id", Grade::Must, result);
+        }
     }
 }
 

@@ -16,7 +16,8 @@ answers with an outcome that does not exist):
                             "no-id" answers without an id, "unknown-id" answers with id 999,
                             "hang" hangs (after a line on stderr)
 Every stderr line it writes for a request starts with "[id] ". The detail is
-"pid P: request ID keys K" (K: the request's keys, sorted).
+"pid P: request ID keys K client C opened at call I, its call N" (K: the request's keys,
+sorted; then the client the call ran on, oneshot.kept_client).
 """
 
 import json
@@ -25,7 +26,7 @@ import sys
 import threading
 import time
 
-from oneshot import call_tool, one_shot
+from oneshot import call_tool, kept_client, one_shot
 
 DEFAULT_ANNOUNCEMENT = '{"persistent": 1, "concurrent": 4}'
 
@@ -90,7 +91,9 @@ def handle(request):
             # The garbage hook: an answer with its id that is no observation.
             write_line({"id": request_id, "outcome": "NOT_AN_OUTCOME"})
             return
-        result["detail"] += f"request {request_id} keys {sorted(request)}"
+        with state:
+            client = kept_client(request)
+        result["detail"] += f"request {request_id} keys {sorted(request)}{client}"
         write_line(result if request_id is None else {"id": request_id, **result})
     finally:
         with state:

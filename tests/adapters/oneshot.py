@@ -85,6 +85,22 @@ def classify(body):
     return observation("TOOL_SUCCESS", status=200)
 
 
+# The clients this process holds, by the runner's client id: the call index each was opened at
+# and how many calls it made. A case's calls run on one client (docs/adapters.md, "One client
+# per case"); a client first seen at a later call was opened by another process.
+CLIENTS = {}
+
+
+def kept_client(request):
+    """` client C opened at call I, its call N` for a persistent request, after counting it; the
+    client is forgotten after the case's last call, as an adapter closes it."""
+    client = CLIENTS.setdefault(request["client"], {"opened_at": request["call"], "calls": 0})
+    client["calls"] += 1
+    if request["call"] + 1 >= request["calls"]:
+        del CLIENTS[request["client"]]
+    return f" client {request['client']} opened at call {client['opened_at']}, its call {client['calls']}"
+
+
 def observation(outcome, status=None, code=None, detail=""):
     return {
         "outcome": outcome,

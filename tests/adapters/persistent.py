@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """A persistent-mode test adapter: with MCP_ERROR_LAYERS_MODE=persistent it announces
 {"persistent": 1}, then answers each request line on stdin with one observation line;
-otherwise it behaves as oneshot.py. The test hooks are oneshot.py's.
+otherwise it behaves as oneshot.py. The test hooks are oneshot.py's. The detail ends with the
+client the call ran on (oneshot.kept_client).
 """
 
 import json
 import os
 import sys
 
-from oneshot import answer, call_tool, one_shot
+from oneshot import answer, call_tool, kept_client, one_shot
 
 
 def serve():
@@ -19,15 +20,16 @@ def serve():
         if not line.strip():
             continue
         request = json.loads(line)
-        answer(
-            call_tool(
-                request["endpoint"],
-                request["tool"],
-                request["arguments"],
-                request["protocol_version"],
-                request["timeout_ms"],
-            )
+        result = call_tool(
+            request["endpoint"],
+            request["tool"],
+            request["arguments"],
+            request["protocol_version"],
+            request["timeout_ms"],
         )
+        if result is not None:
+            result["detail"] += kept_client(request)
+        answer(result)
 
 
 if __name__ == "__main__":

@@ -168,6 +168,24 @@ impl Shared {
         })
     }
 
+    /// A slot for the next call of a client that lives in this process, which may take no new
+    /// calls since a call got no answer: the client is here, stuck or not. `Err` says why there
+    /// is none (the process ended, or every slot is taken).
+    pub(super) fn lease_kept(self: &Arc<Self>) -> Result<Lease, String> {
+        let mut state = self.dispatch.lock();
+        if let Some(why) = &state.ended {
+            return Err(format!("its process {why}"));
+        }
+        if state.leases >= self.dispatch.capacity {
+            return Err("every slot of its process is taken".into());
+        }
+        state.leases += 1;
+        Ok(Lease {
+            shared: Arc::clone(self),
+            id: None,
+        })
+    }
+
     /// Why it takes no new calls, if it does not.
     pub(super) fn retired(&self) -> Option<String> {
         self.dispatch.lock().retired.clone()
@@ -191,6 +209,16 @@ impl Drop for Shared {
 }
 
 impl Lease {
+    /// The process the slot is in.
+    pub(super) fn process(&self) -> Arc<Shared> {
+        Arc::clone(&self.shared)
+    }
+
+    /// Why its process serves no more calls, once it ended (exited, or was stopped).
+    pub(super) fn ended(&self) -> Option<String> {
+        self.shared.dispatch.lock().ended.clone()
+    }
+
     /// Its process, when it has given no answer yet.
     pub(super) fn new_process(&self) -> Option<NewProcess> {
         let dispatch = &self.shared.dispatch;

@@ -91,10 +91,12 @@ impl Worker {
     pub(super) async fn serve(self, call: &CallContext, log: &AdapterLog) -> Served {
         match self {
             Worker::Single(single) => single.serve(call, log).await,
-            Worker::Shared(mut lease) => Served {
-                result: lease.serve(call, log).await,
-                worker: None,
-            },
+            Worker::Shared(mut lease) => {
+                let result = lease.serve(call, log).await;
+                // Back only after an answer: dropped while it waits, it retires its process.
+                let worker = result.is_ok().then_some(Worker::Shared(lease));
+                Served { result, worker }
+            }
         }
     }
 
@@ -171,7 +173,7 @@ impl Single {
     }
 
     /// The worker if it can serve another call; otherwise why not (it is dropped, killed).
-    fn check_idle(mut self) -> Result<Single, String> {
+    pub(super) fn check_idle(mut self) -> Result<Single, String> {
         let pid = self.pid();
         if let Some(exit) = self.group.exit() {
             return Err(format!(

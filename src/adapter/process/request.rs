@@ -13,6 +13,11 @@ pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
         "timeout_ms": u64::try_from(call.timeout.as_millis()).unwrap_or(u64::MAX),
         "annotations": call.annotations,
         "list_tools": call.list_tools,
+        // The case's calls run on one client: the adapter keeps it by this id between calls
+        // and closes it after call `calls - 1`.
+        "client": call.client.id,
+        "call": call.client.call,
+        "calls": call.client.calls,
     });
     if let Some(object) = request.as_object_mut() {
         // Absent for an ordinary call, so that adapters written before tasks see no change.
@@ -34,14 +39,17 @@ mod tests {
 
     #[test]
     fn a_request_line_carries_every_field_of_the_call_and_ends_the_line() {
-        let call =
-            CallContext::new("http://127.0.0.1:1/mcp", "t", json!({"a": 1})).with_list_tools(true);
+        let client = crate::adapter::ClientRef::first_of(3).at(1);
+        let call = CallContext::new("http://127.0.0.1:1/mcp", "t", json!({"a": 1}))
+            .with_list_tools(true)
+            .with_client(client);
         let line = request_line(&call, Some(7));
         assert_eq!(line.last(), Some(&b'\n'));
         let sent: serde_json::Value = serde_json::from_slice(&line).unwrap();
         let want = json!({"endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "arguments": {"a": 1},
                           "protocol_version": "2026-07-28", "timeout_ms": 5000,
-                          "annotations": {}, "list_tools": true, "id": 7});
+                          "annotations": {}, "list_tools": true, "id": 7,
+                          "client": client.id, "call": 1, "calls": 3});
         assert_eq!(sent, want);
     }
 
