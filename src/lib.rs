@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 115 tests
+//! running 135 tests
 //! test [must]   accepted/empty-200                             ... FAILED
 //! …
 //! test [must]   jsonrpc/invalid-params                         ... ok
 //! …
 //! test [must]   sse/final-result                               ... FAILED
 //! …
-//! test result: FAILED. 52 passed; 35 failed; 28 ignored; 0 measured; 0 filtered out; finished in 7.55s
+//! test result: FAILED. 54 passed; 36 failed; 45 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client: 115 cases: 22 passed, 0 accepted, 30 warnings, 35 failed, 28 skipped; hangs 0, adapter errors 0; 0 snapshots changed
+//! mcp-error-layers: my-client: 135 cases: 24 passed, 0 accepted, 30 warnings, 36 failed, 45 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -226,7 +226,7 @@
 //! | 2025 | after the new `initialize`: the request the `404` answered, again | `session-expiry-resend` | should |
 //! | 2025 | a resuming GET's `Last-Event-ID`: the stream's last event id | `resume-last-event-id` | should |
 //! | 2025 | a resuming GET: no sooner than the stream's `retry` | `resume-waits-retry` | must |
-//! | 2025 | after giving up on an unanswered `tools/call`: `notifications/cancelled` naming it | `cancel-after-timeout` | should |
+//! | 2025 | after giving up on a `tools/call` that got no response (a timeout, no body, another id, a stream that ended): `notifications/cancelled` naming it | `cancel-after-timeout` | should |
 //! | 2025 | never a `notifications/cancelled` for `initialize` | `no-cancel-initialize` | must |
 //! | 2025 | to a `ping` on a `tools/call` stream: an empty result with its id, before the result | `ping-answered` | must |
 //! | 2025 | to an `elicitation/create` in an undeclared mode: error -32602 with its id | `elicitation-answered` | must |
@@ -467,7 +467,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client: 115 cases: 0 passed, 2 accepted, 0 warnings, 85 failed, 28 skipped; hangs 3, adapter errors 3; 0 snapshots changed
+//! mcp-error-layers: careless-client: 135 cases: 0 passed, 2 accepted, 0 warnings, 88 failed, 45 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!

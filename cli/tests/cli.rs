@@ -30,7 +30,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
         text(&output.stderr)
     );
     assert!(
-        stdout.contains("14 cases: 14 passed, 0 accepted, 0 warnings, 0 failed, 0 skipped"),
+        stdout.contains("15 cases: 15 passed, 0 accepted, 0 warnings, 0 failed, 0 skipped"),
         "{stdout}"
     );
     for file in [
@@ -42,7 +42,7 @@ fn run_writes_four_reports_whose_counts_match_the_summary() {
         assert!(out.join(file).is_file(), "{file} missing; stdout: {stdout}");
     }
     let tap = std::fs::read_to_string(out.join("mcp-error-layers.tap")).unwrap();
-    assert!(tap.contains("1..14"), "{tap}");
+    assert!(tap.contains("1..15"), "{tap}");
 }
 
 #[test]
@@ -950,8 +950,8 @@ fn a_conformance_client_s_report_names_it_and_marks_coarse_calls() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["adapter"]["name"], "conformance_client.py");
-    // `tool/is-error` selects the three cases whose id holds it, each expecting an error.
-    assert_eq!(report["summary"]["coarse"], 3);
+    // `tool/is-error` selects the four cases whose id holds it, each expecting an error.
+    assert_eq!(report["summary"]["coarse"], 4);
     assert_eq!(report["cases"][0]["calls"][0]["coarse"], true);
     let flags = report["settings"]["flags"].as_str().unwrap();
     assert!(!flags.contains("announce"), "{flags}");

@@ -21,6 +21,7 @@
 mod body;
 mod deadline;
 mod exchange;
+mod kept;
 mod lifecycle;
 mod mrtr;
 mod output_schema;
@@ -44,15 +45,19 @@ use exchange::Reply;
 use reqwest::Client;
 use serde_json::{Map, Value, json};
 use session::Session;
+use std::sync::Arc;
 
 /// This project's own Streamable HTTP client, built on reqwest and the reference classifier.
 ///
-/// One value holds one HTTP client; build it once and reuse it for many calls.
+/// One value holds one HTTP client; build it once and reuse it for many calls. The calls of a
+/// case share one MCP client ([`CallContext::client`]): its session and request ids carry over
+/// from call to call.
 #[derive(Debug, Clone)]
 pub struct ReferenceAdapter {
     client: Client,
     retry: RetryPolicy,
     mrtr: bool,
+    clients: Arc<kept::Clients>,
 }
 
 impl ReferenceAdapter {
@@ -63,6 +68,7 @@ impl ReferenceAdapter {
             client: build_client(),
             retry: RetryPolicy::default(),
             mrtr: true,
+            clients: Arc::default(),
         }
     }
 
@@ -95,15 +101,17 @@ impl Adapter for ReferenceAdapter {
                 ),
             };
         };
-        let mut run = Run::new(self, &call);
+        let mut run = Run::new(self, &call, self.clients.take(&call.client));
         let classification = match era {
             Era::Stateless => run.modern_call().await,
             Era::Session => run.session_call(&call.protocol_version).await,
         };
+        let attempts = run.attempts;
+        self.clients.keep(&call.client, run.kept());
         let observation = classification
             .into_observation()
             .with_retry(self.retry.name())
-            .with_attempts(run.attempts);
+            .with_attempts(attempts);
         observation.into()
     }
 }
@@ -148,22 +156,34 @@ struct Run<'a> {
     task_augmented: bool,
     /// The latest task answer's result: a 2026-07-28 task carries its end in it.
     last_task_answer: Option<Value>,
+    /// The session the client is in: the one the case's calls before left (taken by the
+    /// first `session_call` that speaks its version), then the last one this call used.
+    session: Option<Session>,
 }
 
 impl<'a> Run<'a> {
-    fn new(options: &'a ReferenceAdapter, ctx: &'a CallContext) -> Self {
+    fn new(options: &'a ReferenceAdapter, ctx: &'a CallContext, kept: kept::Kept) -> Self {
         Run {
             options,
             ctx,
             deadline: Deadline::after(ctx.timeout),
-            last_id: 0,
+            last_id: kept.last_id,
             attempts: 0,
             task_augmented: false,
             last_task_answer: None,
+            session: kept.session,
         }
     }
 
-    /// The next request id: integers from 1 within one adapter call, never reused.
+    /// What the client keeps for the case's next call.
+    fn kept(self) -> kept::Kept {
+        kept::Kept {
+            session: self.session,
+            last_id: self.last_id,
+        }
+    }
+
+    /// The next request id: integers from 1 within one client, never reused.
     fn next_id(&mut self) -> Value {
         self.last_id += 1;
         json!(self.last_id)
@@ -220,8 +240,10 @@ impl<'a> Run<'a> {
         match mode {
             Mode::Session(session) => {
                 let reply = self.resume(reply, &id, session).await;
-                if sent.went_out() && reply.classification.outcome == Outcome::Timeout {
-                    self.cancel(&id, session).await;
+                if sent.went_out()
+                    && let Some(why) = gave_up_on(&reply)
+                {
+                    self.cancel(&id, session, why).await;
                 }
                 reply
             }
@@ -229,6 +251,34 @@ impl<'a> Run<'a> {
             Mode::Stateless => reply,
         }
     }
+}
+
+/// Why this client stops waiting for a 2025 `tools/call` whose response never came, so that
+/// the server, which may still be working on it, hears so (2025-11-25 basic/transports:
+/// "Disconnection SHOULD NOT be interpreted as the client cancelling its request"): its own
+/// timeout passed, or the answer ended without a response to it.
+fn gave_up_on(reply: &Reply) -> Option<&'static str> {
+    match reply.classification.outcome {
+        Outcome::Timeout => Some("the client's timeout passed"),
+        Outcome::NoResult => Some("the answer had no body"),
+        Outcome::StreamIncomplete => Some("the stream ended without the response"),
+        Outcome::InvalidEnvelope if !answers(&reply.body, &reply.id) => {
+            Some("the answer was a response to another id")
+        }
+        _ => None,
+    }
+}
+
+/// Whether `body` (JSON, or SSE `data:` lines) holds a JSON-RPC message with the id `id`.
+fn answers(body: &[u8], id: &Value) -> bool {
+    let text = String::from_utf8_lossy(body);
+    let has_id =
+        |t: &str| serde_json::from_str::<Value>(t.trim()).is_ok_and(|m| m.get("id") == Some(id));
+    has_id(&text)
+        || text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .any(has_id)
 }
 
 /// What a classification says, with `prefix: ` before its reason.

@@ -215,6 +215,66 @@ fn session_rules_follow_the_initialize_answer() {
     ));
 }
 
+/// `exchange`, made during call `call` of its case.
+fn in_call(mut exchange: Exchange, call: usize) -> Exchange {
+    exchange.call = call;
+    exchange
+}
+
+#[test]
+fn a_later_call_goes_on_in_the_session_an_earlier_call_of_the_same_client_opened() {
+    let two_calls = format!(
+        "summary = \"t\"\nprotocol_version = \"2025-11-25\"\n[[call]]\n\
+         expect = {{ outcome = \"TOOL_SUCCESS\" }}\n{OK_REPLY}[[call]]\n\
+         expect = {{ outcome = \"TOOL_SUCCESS\" }}\n{OK_REPLY}"
+    );
+    let source = CaseSource {
+        id: "t".into(),
+        origin: "t.toml".into(),
+        text: Ok(two_calls),
+    };
+    let file = source.load().unwrap().file;
+    let mut init = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"}),
+        &[],
+    );
+    init.reply.session = Some("s-0".into());
+    init.reply.bytes = "HTTP/1.1 200 OK\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}".into();
+    let in_session = [
+        ("mcp-session-id", "s-0"),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let first = [init, tool_call(2, json!({}), &in_session)];
+    let second = |headers: &[(&str, &str)]| {
+        let mut record = first.to_vec();
+        record.push(in_call(tool_call(3, json!({}), headers), 1));
+        record
+    };
+    let checks = check_call(&file, 1, &second(&in_session));
+    assert!(
+        verdict(&checks, "initialize-first").is_none(),
+        "judged on the first call only: {checks:?}"
+    );
+    assert!(passed(&checks, "session-id") && passed(&checks, "session-version-header"));
+    let outside = check_call(&file, 1, &second(&[]));
+    assert!(!passed(&outside, "session-id"), "{outside:?}");
+    let alone = check_call(&file, 1, &[in_call(tool_call(3, json!({}), &[]), 1)]);
+    assert!(
+        !passed(&alone, "initialize-first"),
+        "no session before: {alone:?}"
+    );
+    // A 404 in the first call expired s-0: the next call may not use it again.
+    let mut record = second(&in_session);
+    record[1] = scripted(record[1].clone(), 0, 404, "");
+    let stale = check_call(&file, 1, &record);
+    assert!(!passed(&stale, "session-expiry-stale-id"), "{stale:?}");
+    record[2] = in_call(tool_call(3, json!({}), &[("mcp-session-id", "s-1")]), 1);
+    assert!(passed(
+        &check_call(&file, 1, &record),
+        "session-expiry-stale-id"
+    ));
+}
+
 #[test]
 fn a_404_in_a_session_is_judged_three_ways() {
     let file = case("2025-11-25", "[[call.reply]]\nstatus = 404\n");
@@ -492,6 +552,134 @@ fn only_an_answer_later_than_the_timeout_counts_as_given_up() {
     assert!(applies(400), "answered at the timeout: the client gave up");
 }
 
+/// A 2025-11-25 case whose one call expects `outcome` and gets these `[[call.reply]]` tables.
+fn session_case(outcome: &str, replies: &str) -> CaseFile {
+    let text = format!(
+        "summary = \"t\"\nprotocol_version = \"2025-11-25\"\n[[call]]\n\
+         timeout_ms = 400\nexpect = {{ outcome = \"{outcome}\" }}\n{replies}"
+    );
+    let source = CaseSource {
+        id: "t".into(),
+        origin: "t.toml".into(),
+        text: Ok(text),
+    };
+    source.load().unwrap().file
+}
+
+/// Whether `cancel-after-timeout` applies to session call 2 answered by `file`'s first reply,
+/// and if so whether it passed without a cancel and with one naming the call's id.
+fn cancel_verdicts(file: &CaseFile) -> Option<(bool, bool)> {
+    let call = scripted(session_call(2), 0, 200, "");
+    let alone = check_call(file, 0, std::slice::from_ref(&call));
+    let silent = verdict(&alone, "cancel-after-timeout")?.passed;
+    let with_cancel = check_call(file, 0, &[call, cancel_of(json!(2))]);
+    Some((silent, passed(&with_cancel, "cancel-after-timeout")))
+}
+
+const RESULT: &str = r#"{"jsonrpc":"2.0","id":"$id","result":{"content":[]}}"#;
+
+#[test]
+fn a_session_call_whose_reply_ends_without_its_response_is_cancelled() {
+    let other_id = RESULT.replace("\"$id\"", "\"$other_id\"");
+    let given_up = [
+        ("NO_RESULT", "[[call.reply]]\nstatus = 202\n".to_owned()),
+        ("NO_RESULT", "[[call.reply]]\nstatus = 204\n".to_owned()),
+        (
+            "INVALID_ENVELOPE",
+            format!("[[call.reply]]\nstatus = 200\njson = '{other_id}'\n"),
+        ),
+        (
+            "INVALID_ENVELOPE",
+            format!("[[call.reply]]\nstatus = 200\n[[call.reply.event]]\ndata = '{other_id}'\n"),
+        ),
+        (
+            "STREAM_INCOMPLETE",
+            "[[call.reply]]\nstatus = 200\n[[call.reply.event]]\ncomment = \"w\"\n".to_owned(),
+        ),
+    ];
+    for (outcome, reply) in given_up {
+        let file = session_case(outcome, &reply);
+        assert_eq!(
+            cancel_verdicts(&file),
+            Some((false, true)),
+            "the check must apply to {reply}"
+        );
+        assert!(awaits_client(
+            &file,
+            0,
+            &[scripted(session_call(2), 0, 200, "")]
+        ));
+    }
+}
+
+#[test]
+fn a_session_call_expecting_timeout_is_cancelled_whatever_its_reply_sends() {
+    // A stream that goes on sending progress and ends long after the timeout, and one that
+    // breaks: the client declared its own timeout first, so it gave up on the call.
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"$progress_token","progress":"$repeat"}}"#;
+    for reply in [
+        format!(
+            "[[call.reply]]\nstatus = 200\nevent_gap_ms = 300\n\
+             [[call.reply.event]]\nrepeat = 10\ndata = '{progress}'\n"
+        ),
+        "[[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\ncomment = \"w\"\n"
+            .to_owned(),
+    ] {
+        let file = session_case("TIMEOUT", &reply);
+        assert_eq!(cancel_verdicts(&file), Some((false, true)), "{reply}");
+    }
+}
+
+#[test]
+fn a_session_call_that_got_its_response_or_may_still_get_it_needs_no_cancel() {
+    let not_given_up = [
+        // Its own response, a JSON-RPC error included.
+        ("TOOL_SUCCESS", format!("[[call.reply]]\nstatus = 200\njson = '{RESULT}'\n")),
+        (
+            "JSONRPC_ERROR",
+            r#"[[call.reply]]
+status = 200
+json = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'
+"#
+            .to_owned(),
+        ),
+        // A status that turns the request down.
+        ("HTTP_ERROR", "[[call.reply]]\nstatus = 503\n".to_owned()),
+        // A body that may have been the response.
+        ("MALFORMED_JSON", "[[call.reply]]\nstatus = 200\nraw = '{\"unclosed'\n".to_owned()),
+        (
+            "STREAM_INCOMPLETE",
+            "[[call.reply]]\nstatus = 200\nend = \"close\"\n[[call.reply.event]]\ncomment = \"w\"\n"
+                .to_owned(),
+        ),
+        // A stream with an event id, which a 2025 client resumes.
+        (
+            "STREAM_INCOMPLETE",
+            "[[call.reply]]\nstatus = 200\n[[call.reply.event]]\nid = \"e-0\"\ndata_raw = \"\"\n"
+                .to_owned(),
+        ),
+    ];
+    for (outcome, reply) in not_given_up {
+        let file = session_case(outcome, &reply);
+        assert_eq!(cancel_verdicts(&file), None, "{reply}");
+    }
+}
+
+#[test]
+fn a_modern_call_whose_reply_ends_without_its_response_needs_no_cancel_or_close() {
+    // A 2026-07-28 client cancels by closing a stream it gave up on; one that ended is closed.
+    let file = timed_case("2026-07-28", "", "[[call.reply]]\nstatus = 202\n");
+    let checks = check_call(&file, 0, &[scripted(modern_call(1), 0, 202, "")]);
+    assert!(
+        verdict(&checks, "cancel-after-timeout").is_none(),
+        "{checks:?}"
+    );
+    assert!(
+        verdict(&checks, "timeout-closes-stream").is_none(),
+        "{checks:?}"
+    );
+}
+
 #[test]
 fn a_header_mismatch_is_followed_by_tools_list_then_the_request_again() {
     let file = case("2026-07-28", OK_REPLY);
@@ -527,7 +715,8 @@ fn the_runner_waits_only_for_a_call_the_client_gave_up_on() {
     let call = scripted(session_call(2), 0, 200, "");
     assert!(awaits_client(&stalled, 0, std::slice::from_ref(&call)));
     assert!(!awaits_client(&stalled, 0, &[call, cancel_of(json!(2))]));
-    let answered = timed_case("2025-11-25", "", OK_REPLY);
+    let json = format!("[[call.reply]]\nstatus = 200\njson = '{RESULT}'\n");
+    let answered = timed_case("2025-11-25", "", &json);
     assert!(!awaits_client(
         &answered,
         0,
@@ -719,4 +908,21 @@ fn a_modern_client_posts_no_response_to_a_request_on_the_stream() {
         !answered.passed && answered.detail.contains("must not send"),
         "{answered:?}"
     );
+}
+
+#[test]
+fn a_cancel_may_follow_a_timeout_only_in_a_session_and_until_it_came() {
+    let in_session = [("mcp-session-id", "s-0")];
+    let call = tool_call(2, json!({}), &in_session);
+    let cancel = post(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+        &in_session,
+    );
+    assert!(cancel_may_follow(0, std::slice::from_ref(&call)));
+    assert!(!cancel_may_follow(0, &[call.clone(), cancel]));
+    assert!(
+        !cancel_may_follow(0, &[tool_call(2, json!({}), &[])]),
+        "no session"
+    );
+    assert!(!cancel_may_follow(1, &[call]), "another call's request");
 }

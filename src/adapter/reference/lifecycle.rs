@@ -55,21 +55,27 @@ impl Run<'_> {
         let _ = self.list_tools(Mode::Stateless).await;
     }
 
-    /// The session era: the handshake, then the call; a 404 to the call inside the session
-    /// means it expired, and the call is made again in a new session.
+    /// The session era: the session the client is in (the one the case's calls before left,
+    /// when it speaks `version`), else the handshake; then the call. A 404 to the call inside
+    /// the session means it expired, and the call is made again in a new session.
     pub(super) async fn session_call(&mut self, version: &str) -> Classification {
         let mut sessions = 0;
+        let mut kept = self.session.take().filter(|s| s.version == version);
         loop {
             sessions += 1;
-            let session = match self.open_session(version).await {
-                Ok(session) => session,
-                Err(failure) => return failure,
+            let session = match kept.take() {
+                Some(session) => session,
+                None => match self.open_session(version).await {
+                    Ok(session) => session,
+                    Err(failure) => return failure,
+                },
             };
             let reply = self.tool_call(Mode::Session(&session)).await;
             let answer = &reply.classification;
             let expired = answer.outcome == Outcome::HttpError
                 && answer.status == Some(404)
                 && session.id.is_some();
+            self.session = Some(session);
             if expired && sessions < MAX_SESSIONS {
                 continue;
             }

@@ -12,7 +12,7 @@ use tokio::time::timeout_at;
 const CANCEL_WITHIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What `initialize` settled: the version to speak and the session to name.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Session {
     pub(super) version: String,
     pub(super) id: Option<HeaderValue>,
@@ -76,10 +76,10 @@ impl Run<'_> {
 
     /// `notifications/cancelled` for a `tools/call` this client gave up on (2025-11-25
     /// basic/utilities/cancellation: it SHOULD say so, so the server can stop the work; never
-    /// for `initialize`). The call's deadline has passed, so the notice has a short bound of
-    /// its own, and its answer does not matter.
-    pub(super) async fn cancel(&self, id: &Value, session: &Session) {
-        let notice = wire::cancelled(id, "the client's timeout passed");
+    /// for `initialize`), saying `why`. The call's deadline may have passed, so the notice has
+    /// a short bound of its own, and its answer does not matter.
+    pub(super) async fn cancel(&self, id: &Value, session: &Session, why: &str) {
+        let notice = wire::cancelled(id, why);
         let request = self.in_session(self.post(&notice), session);
         let _ = tokio::time::timeout(CANCEL_WITHIN, request.send()).await;
     }
