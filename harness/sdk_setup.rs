@@ -93,8 +93,8 @@ pub struct Sdk {
     /// What a variant changes from the SDK's defaults, for people.
     #[allow(dead_code)]
     setting: Option<String>,
-    /// Whether the adapter serves many calls per process (persistent mode): Node and Python
-    /// start slowly, a native binary does not.
+    /// Whether the adapter serves many calls per process (persistent mode): what keeps a
+    /// case's client between its calls (docs/adapters.md, "One client per case"); every row has it.
     pub persistent: bool,
     /// Whether the program is an SDK's conformance client (docs/conformance-clients.md) rather
     /// than an adapter: run per call with the conformance suite's contract, judged on its exit

@@ -9,10 +9,12 @@
 //   request's `id`. Stdin closing means no more calls: the calls in flight finish, then the process
 //   exits. A row's imports (its SDK) are loaded before any of this runs, so the announcement comes
 //   after them: a call's deadline starts when its request line is written.
-// - A call is `{endpoint, tool, arguments, protocolVersion, timeoutMs, annotations, listTools}`;
-//   `Steps` lists the tools first when the call asks.
+// - A call is `{endpoint, tool, arguments, protocolVersion, timeoutMs, annotations, listTools,
+//   task, client, index, calls, isLast}`; `Steps` lists the tools first when the call asks;
+//   `keeping(row)` runs the calls of a case on one client object (docs/adapters.md, "One client
+//   per case").
 // - `observation` is one observation line; `describe` puts an error and its causes into its
-//   `detail`, `Reported` what the SDK reported on a side channel; `fetchOutcome` reads the
+//   `detail`, `caught` maps a group the call site caught (AggregateError) as a whole, `Reported` what the SDK reported on a side channel; `fetchOutcome` reads the
 //   connection from Node's fetch (undici), which every SDK here uses.
 //
 // Calls at once share stderr: every line written to it while a request is served (the adapter's
@@ -135,6 +137,27 @@ export function describe(error, label, { depth = 4, last = () => false } = {}) {
   return parts.join(' <- caused by ');
 }
 
+/** An error that holds others instead of being one: AggregateError, SuppressedError. */
+function isGroup(error) {
+  return Array.isArray(error?.errors) || (error?.name === 'SuppressedError' && 'suppressed' in error);
+}
+
+/**
+ * The observation for a group the application's call site caught (an AggregateError, a
+ * SuppressedError of `await using`): what the application catches is the group, and no typed
+ * field of it names a layer, so it is UNCLASSIFIED_ERROR with the group and every error it holds
+ * (each with its causes, by `describeOne`) in `detail`, after `where`. Undefined for any other
+ * error, which the row maps as its SDK documents (docs/adapters.md, "What the application
+ * catches").
+ */
+export function caught(error, describeOne, where = '') {
+  if (!isGroup(error)) return undefined;
+  const held = Array.isArray(error.errors) ? error.errors : [error.error, error.suppressed];
+  const name = `${error.name ?? 'Error'}: ${error.message ?? ''}`.trim();
+  const text = `${where}${name}, holding: ${held.map((e) => describeOne(e)).join(' | ') || 'nothing'}`;
+  return observation('UNCLASSIFIED_ERROR', null, null, text);
+}
+
 /**
  * The errors an SDK reports on a side channel besides the call (`onerror`, say: transport-level
  * failures often go there first), kept for the call's `detail` and noted on stderr.
@@ -212,7 +235,16 @@ function callFromEnv(options) {
     listTools: process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
     // The application asks for the call as a task ({} or {ttl_ms}); null for an ordinary call.
     task: process.env.MCP_ERROR_LAYERS_TASK === undefined ? null : JSON.parse(process.env.MCP_ERROR_LAYERS_TASK),
+    // A process started for one call has a client of its own (docs/adapters.md, "One client per case").
+    ...clientOf(null, process.env.MCP_ERROR_LAYERS_CALL_INDEX, process.env.MCP_ERROR_LAYERS_CALLS),
   };
+}
+
+/** Which client a call runs on: `client` (null: one of its own), its `index`, its client's `calls`. */
+function clientOf(client, index, calls) {
+  const call = Number.parseInt(index ?? '0', 10) || 0;
+  const all = Math.max(Number.parseInt(calls ?? '1', 10) || 1, 1);
+  return { client, index: call, calls: all, isLast: call + 1 >= all };
 }
 
 /** A persistent-mode request line, parsed. */
@@ -226,6 +258,54 @@ function callFromRequest(r) {
     annotations: r.annotations ?? {},
     listTools: r.list_tools === true,
     task: r.task ?? null,
+    ...clientOf(r.client ?? null, String(r.call ?? 0), String(r.calls ?? 1)),
+  };
+}
+
+/** The most clients one process keeps between calls (the runner takes each back at its case's next call). */
+const MAX_CLIENTS = 1024;
+
+/**
+ * One client per case (docs/adapters.md, "One client per case"): an `observe` for `run` that
+ * keeps each case's client object between its calls, opened for its first call and closed after
+ * its last, as an application keeps its client after a fault. `row` has:
+ * - `steps(call)`: a fresh `Steps`, the SDK's names for the steps;
+ * - `open(call, steps)`: resolves to the client object, connected (`steps.now` is 'connect'); on
+ *   failure it closes what it made and throws;
+ * - `call(client, call, steps)`: one call on the client, resolving to its observation; what it
+ *   throws is the application's to catch;
+ * - `error(error, call, steps, client)`: the observation for an error the application caught
+ *   (`client` is undefined when the connect failed);
+ * - `close(client)`: closes it after the case's last call (what it throws goes to stderr);
+ * - `refuse(call)`, optional: `{unsupported: why}` for a call the row cannot make, or undefined.
+ * A connect that fails is that call's observation, and the next call connects again, as an
+ * application that never got a client tries again. A client is closed only after its last call:
+ * whatever a fault left it in, the next call goes through it.
+ */
+export function keeping(row) {
+  const clients = new Map();
+  return async (call) => {
+    const refused = row.refuse?.(call);
+    if (refused) return refused;
+    let client = call.client === null ? undefined : clients.get(call.client);
+    clients.delete(call.client);
+    const steps = row.steps(call);
+    let obs;
+    try {
+      if (client === undefined) client = await row.open(call, steps);
+      obs = await row.call(client, call, steps);
+    } catch (error) {
+      obs = row.error(error, call, steps, client);
+    }
+    if (client !== undefined && !call.isLast && call.client !== null) {
+      if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value);
+      clients.set(call.client, client);
+    } else if (client !== undefined) {
+      Promise.resolve()
+        .then(() => row.close(client))
+        .catch((error) => console.error(`close: ${error?.stack ?? error}`));
+    }
+    return obs;
   };
 }
 

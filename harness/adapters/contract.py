@@ -8,7 +8,7 @@ only what is its SDK's (how to connect and call, and how the SDK's surface maps 
   then serve every request line as it comes, many at once, and answer each with one line that
   carries its request's `id`. Stdin closing means no more calls: the calls in flight finish.
 - `Call` is one call, from either mode; `Steps` lists the tools first when the call asks.
-- `observation` is one observation line; `unwrap` and `describe` put an exception (its group, its
+- `observation` is one observation line; `caught` and `describe` put an exception (its group, its
   causes) into its `detail`; `from_http_layer` reads the layer under the SDK: httpx's error
   classes (every Python SDK here sits on httpx, or its fork httpx2) and JSON that does not parse.
 
@@ -69,10 +69,21 @@ class Call:
     # The application asks for the call as a task ({} or {"ttl_ms": N}); None for an ordinary
     # call (docs/adapters.md, "Tasks").
     task: dict[str, Any] | None = None
+    # The client the call runs on: the same for every call of a case (docs/adapters.md, "One
+    # client per case"); None for a call with a client of its own (one-shot mode).
+    client: int | None = None
+    # This call's place among the client's calls, from 0, and how many it makes.
+    index: int = 0
+    calls: int = 1
 
     @property
     def timeout_s(self) -> float:
         return self.timeout_ms / 1000
+
+    @property
+    def is_last(self) -> bool:
+        """Whether the client is closed after this call."""
+        return self.index + 1 >= self.calls
 
     @classmethod
     def from_env(cls, endpoint: str) -> Call:
@@ -87,6 +98,8 @@ class Call:
             annotations=json.loads(env.get("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS", "{}")),
             list_tools=env.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1",
             task=json.loads(env["MCP_ERROR_LAYERS_TASK"]) if "MCP_ERROR_LAYERS_TASK" in env else None,
+            index=int(env.get("MCP_ERROR_LAYERS_CALL_INDEX", "0")),
+            calls=int(env.get("MCP_ERROR_LAYERS_CALLS", "1")),
         )
 
     @classmethod
@@ -101,6 +114,9 @@ class Call:
             annotations=request.get("annotations") or {},
             list_tools=request.get("list_tools") is True,
             task=request.get("task"),
+            client=request.get("client"),
+            index=request.get("call", 0),
+            calls=request.get("calls", 1),
         )
 
 
@@ -207,14 +223,18 @@ def describe(error: BaseException) -> str:
     return " <- caused by ".join(parts)
 
 
-def unwrap(error: BaseException) -> tuple[BaseException, str]:
-    """The exception that decides the outcome (the first one an exception group holds, else the
-    error itself) and the description of all of them."""
-    found = leaves(error) or [error]
-    text = describe(found[0])
-    if len(found) > 1:
-        text += f" (and {len(found) - 1} more: " + " | ".join(describe(e) for e in found[1:]) + ")"
-    return found[0], text
+def caught(error: BaseException) -> str:
+    """The description of the exception the application's call site received, as it received
+    it. An exception group (anyio's or asyncio's task group: "unhandled errors in a TaskGroup")
+    is named first, with every leaf after it: the application catches the group, not what it
+    holds, so a row maps the group itself (to UNCLASSIFIED_ERROR, as no typed attribute of it
+    names a layer) and the leaves are only its detail (docs/adapters.md, "What the application
+    catches")."""
+    if not isinstance(error, BaseExceptionGroup):
+        return describe(error)
+    inner = leaves(error)
+    held = " | ".join(describe(e) for e in inner) if inner else "only cancellations"
+    return f"{one_error(error)}, holding: {held}"
 
 
 def from_http_layer(httpx: Any, error: BaseException, text: str) -> dict[str, Any] | None:

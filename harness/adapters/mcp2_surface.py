@@ -1,7 +1,8 @@
 """How the official Python SDK's 2.x line (PyPI `mcp`, with `mcp-types` and `httpx2`) surfaces a
-tool call, for the rows whose framework hands it on unchanged (`openai-agents`, `llamaindex`): the
-typed `CallToolResult` it returns, and the errors it raises. A row maps its framework's own
-surface first and leaves the rest to these.
+tool call, for the rows whose framework hands it on (`openai-agents`; `llamaindex`, which hands
+every error on inside the ExceptionGroup of the session it opens for the call): the typed
+`CallToolResult` it returns, and the errors it raises. A row maps its framework's own
+surface error and leaves the rest to these.
 
 Imported from the parent folder, as contract.py is; it needs the row's venv (mcp 2.x).
 """
@@ -34,18 +35,18 @@ def from_result(result: Any) -> dict[str, Any]:
     return observation("UNCLASSIFIED_ERROR", f"call_tool returned an unexpected {type(result).__name__}: {result!r}")
 
 
-def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
-    """Observation for `first`, an exception mcp raised during `steps.now` (taken out of its
-    exception group), described by `text`."""
-    if isinstance(first, MCPError):
+def from_error(error: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
+    """Observation for `error`, the exception the application caught during `steps.now` (a
+    group as itself: it falls through to UNCLASSIFIED_ERROR), described by `text`."""
+    if isinstance(error, MCPError):
         # mcp's own deadline: REQUEST_TIMEOUT with its fixed message. Any other MCPError is a
         # JSON-RPC error as mcp surfaces it, including the ones its streamable HTTP transport makes
         # up for HTTP-level failures.
-        if first.code == REQUEST_TIMEOUT and OWN_TIMEOUT.fullmatch(first.message):
+        if error.code == REQUEST_TIMEOUT and OWN_TIMEOUT.fullmatch(error.message):
             return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult", first.title):
+        return observation("JSONRPC_ERROR", text, code=error.code)
+    if isinstance(error, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult", error.title):
         # mcp's ClientSession validates the tools/call result against its model; a failure of
         # another result's model (tools/list) says nothing about the tool result.
         return observation("INVALID_TOOL_RESULT", text)
-    return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
+    return contract.from_http_layer(httpx2, error, text) or observation("UNCLASSIFIED_ERROR", text)

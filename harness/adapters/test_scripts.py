@@ -1,6 +1,9 @@
-"""Tests of the matrix and adapter-list scripts: `python3 -m unittest harness/adapters/test_scripts.py`
+"""Tests of the matrix and adapter-list scripts and of the Python adapter contract (contract.py,
+kept.py): `python3 -m unittest harness/adapters/test_scripts.py`
 (`cargo test --test adapter_scripts` runs them)."""
 
+import asyncio
+import contextlib
 import pathlib
 import sys
 import tempfile
@@ -9,6 +12,7 @@ import unittest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapters  # noqa: E402
 import contract  # noqa: E402
+import kept  # noqa: E402
 import matrix  # noqa: E402
 
 
@@ -110,3 +114,183 @@ class Shown(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeHttpx:
+    """The httpx classes `contract.from_http_layer` reads, without httpx (standard library only)."""
+
+    class HTTPError(Exception):
+        pass
+
+    class HTTPStatusError(HTTPError):
+        def __init__(self, message, status):
+            super().__init__(message)
+            self.response = type("Response", (), {"status_code": status})()
+
+    class TimeoutException(HTTPError):
+        pass
+
+    class NetworkError(HTTPError):
+        pass
+
+    class ConnectError(NetworkError):
+        pass
+
+    class RemoteProtocolError(HTTPError):
+        pass
+
+
+def caught_observation(error):
+    """What a row makes of `error` through the contract alone: its HTTP layer, else unclassified."""
+    text = contract.caught(error)
+    return contract.from_http_layer(FakeHttpx, error, text) or contract.observation("UNCLASSIFIED_ERROR", text)
+
+
+class WhatTheApplicationCatches(unittest.TestCase):
+    def test_a_bare_http_error_keeps_its_layer(self):
+        seen = caught_observation(FakeHttpx.HTTPStatusError("Server error '503 Service Unavailable'", 503))
+        self.assertEqual((seen["outcome"], seen["status"]), ("HTTP_ERROR", 503))
+
+    def test_a_group_is_unclassified_and_names_the_group_and_its_leaf(self):
+        leaf = FakeHttpx.HTTPStatusError("Server error '503 Service Unavailable'", 503)
+        seen = caught_observation(ExceptionGroup("unhandled errors in a TaskGroup", [leaf]))
+        self.assertEqual((seen["outcome"], seen["status"], seen["code"]), ("UNCLASSIFIED_ERROR", None, None))
+        self.assertEqual(
+            seen["detail"],
+            "builtins.ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception), holding: "
+            f"{__name__}.FakeHttpx.HTTPStatusError: Server error '503 Service Unavailable'",
+        )
+
+    def test_nested_groups_show_every_leaf_with_its_causes_and_drop_cancellations(self):
+        try:
+            raise RuntimeError("connection loss") from ConnectionResetError("reset by peer")
+        except RuntimeError as error:
+            wrapped = error
+        inner = BaseExceptionGroup("inner", [wrapped, asyncio.CancelledError()])
+        group = BaseExceptionGroup("outer", [inner, ValueError("second")])
+        detail = caught_observation(group)["detail"]
+        self.assertIn("builtins.BaseExceptionGroup: outer (2 sub-exceptions), holding: ", detail)
+        self.assertIn("builtins.RuntimeError: connection loss <- caused by builtins.ConnectionResetError: reset by peer", detail)
+        self.assertIn(" | builtins.ValueError: second", detail)
+        self.assertNotIn("CancelledError", detail)
+
+    def test_a_group_of_cancellations_only_says_so(self):
+        group = BaseExceptionGroup("cancelled", [asyncio.CancelledError()])
+        self.assertTrue(contract.caught(group).endswith("holding: only cancellations"))
+
+
+class FakeRow(kept.Row):
+    """A row whose client is a dict counting its opens; the call's arguments script what happens:
+    {"raise": text} raises at the call, {"die": text} ends the client's context with a group,
+    {"fail_open": text} fails the handshake, {"close_error": text} makes the exit raise."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def steps(self) -> contract.Steps:
+        return contract.Steps(connect="connect", list="list", call="call")
+
+    @contextlib.asynccontextmanager
+    async def open(self, call: contract.Call):
+        self.opened += 1
+        client = {"number": self.opened, "calls": 0, "dead": asyncio.Event()}
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self._session_task(client))
+            yield client
+            client["dead"].set()
+
+    async def _session_task(self, client):
+        await client["dead"].wait()
+        if client.get("die"):
+            raise RuntimeError(client["die"])
+        if client.get("close_error"):
+            raise ValueError(client["close_error"])
+
+    async def start(self, client, call):
+        if "fail_open" in call.arguments:
+            raise ConnectionError(call.arguments["fail_open"])
+
+    async def call(self, client, call, steps):
+        client["calls"] += 1
+        client["close_error"] = call.arguments.get("close_error")
+        if "raise" in call.arguments:
+            raise KeyError(call.arguments["raise"])
+        if "die" in call.arguments:
+            client["die"] = call.arguments["die"]
+            client["dead"].set()
+            await asyncio.sleep(10)  # cancelled by the dying task group
+        return contract.observation("TOOL_SUCCESS", f"client {client['number']} call {client['calls']}")
+
+    def error(self, error, call, steps):
+        return contract.observation("UNCLASSIFIED_ERROR", steps.where + contract.caught(error))
+
+
+async def _raise_later(client, seen):
+    """A session task that dies of the error the call raised, once the call raised it."""
+    await client["dead"].wait()
+    raise seen[0]
+
+
+def case_calls(*arguments, client=1):
+    """The calls of one case on client `client`, with these arguments."""
+    return [
+        contract.Call(endpoint="http://127.0.0.1:1/mcp", tool="t", arguments=args, protocol_version="2025-11-25",
+                      timeout_ms=1000, annotations={}, list_tools=False, client=client, index=n, calls=len(arguments))
+        for n, args in enumerate(arguments)
+    ]
+
+
+class OneClientPerCase(unittest.TestCase):
+    def serve(self, row, calls):
+        call = kept.serving(row)
+        return [call(one)["detail"] for one in calls]
+
+    def test_the_calls_of_a_case_share_one_client_and_another_case_gets_its_own(self):
+        row = FakeRow()
+        self.assertEqual(self.serve(row, case_calls({}, {}, {})), ["client 1 call 1", "client 1 call 2", "client 1 call 3"])
+        self.assertEqual(self.serve(row, case_calls({}, client=2)), ["client 2 call 1"])
+        self.assertEqual(row.opened, 2)
+
+    def test_an_error_at_a_call_leaves_the_client_for_the_next(self):
+        row = FakeRow()
+        details = self.serve(row, case_calls({"raise": "boom"}, {}))
+        self.assertEqual(details, ["call failed: builtins.KeyError: 'boom'", "client 1 call 2"])
+        self.assertEqual(row.opened, 1)
+
+    def test_a_failed_handshake_is_the_calls_observation_and_the_next_call_opens_again(self):
+        row = FakeRow()
+        details = self.serve(row, case_calls({"fail_open": "refused"}, {}))
+        self.assertEqual(details, ["connect failed: builtins.ConnectionError: refused", "client 2 call 1"])
+
+    def test_a_context_that_dies_fails_its_call_as_caught_and_leaves_no_client(self):
+        row = FakeRow()
+        died, after = self.serve(row, case_calls({"die": "transport gone"}, {}))
+        self.assertTrue(died.startswith("call failed: builtins.ExceptionGroup: unhandled errors in a TaskGroup"), died)
+        self.assertIn("builtins.RuntimeError: transport gone", died)
+        self.assertTrue(after.startswith("no client: its context ended at call 1 with builtins.ExceptionGroup"), after)
+        self.assertEqual(row.opened, 1)
+
+    def test_an_error_on_close_that_the_last_call_raised_already_is_named_once(self):
+        row = FakeRow()
+        seen = []
+
+        async def call(client, one, steps):
+            client["dead"].set()
+            error = KeyError("reset")
+            client["close_error"] = None
+            seen.append(error)
+            raise error
+
+        row.call = call
+        row._session_task = lambda client: _raise_later(client, seen)
+        (detail,) = self.serve(row, case_calls({}))
+        self.assertEqual(
+            detail,
+            "call failed: builtins.KeyError: 'reset'; then on close: builtins.ExceptionGroup: "
+            "unhandled errors in a TaskGroup (1 sub-exception), holding the same builtins.KeyError again",
+        )
+
+    def test_an_error_on_close_after_the_last_call_goes_into_its_detail(self):
+        (detail,) = self.serve(FakeRow(), case_calls({"close_error": "DELETE refused"}))
+        self.assertTrue(detail.startswith("client 1 call 1; then on close: builtins.ExceptionGroup"), detail)
+        self.assertIn("builtins.ValueError: DELETE refused", detail)
