@@ -1,11 +1,14 @@
 //! mcp-error-layers adapter for rmcp, the official Rust MCP SDK (pinned in Cargo.toml / Cargo.lock).
 //!
-//! The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-//! call per process, read and answered by the contract crate (`../contract-rs`).
+//! The calls come, and the observations go, as the adapter contract says (docs/adapters.md): one
+//! process per call, or persistent with calls at once, read and answered by the contract crate
+//! (`../contract-rs`), which keeps one client per case: the row ([`Rmcp`]) says how to open it,
+//! make a call on it, map what rmcp raised, and close it.
 //!
 //! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
-//! for the 2025 era), then `call_tool`, rmcp's high-level call: it drives `input_required` rounds
+//! for the 2025 era), which gives the `RunningService` an application keeps and makes every later
+//! request through; then, for each call of the case, `call_tool`, rmcp's high-level call: it drives `input_required` rounds
 //! itself (answering input requests through the client handler, here rmcp's defaults: elicitation
 //! declined, sampling refused, no roots; echoing `requestState`) up to `DEFAULT_MRTR_MAX_ROUNDS`
 //! (10) and returns the final `CallToolResult`. With `--call-tool-once` (the adapter
@@ -22,7 +25,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     Implementation, ProtocolVersion,
 };
-use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
+};
 use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
 use rmcp::transport::{DynamicTransportError, StreamableHttpClientTransport};
 use rmcp::{ErrorData as McpError, ServiceError};
@@ -46,6 +51,14 @@ impl Api {
         match self {
             Self::CallTool => "call_tool",
             Self::CallToolOnce => "call_tool_once",
+        }
+    }
+
+    /// The words before what the call raised.
+    fn failed(self) -> &'static str {
+        match self {
+            Self::CallTool => "call_tool failed",
+            Self::CallToolOnce => "call_tool_once failed",
         }
     }
 }
@@ -101,7 +114,7 @@ fn from_jsonrpc_error(where_: &str, error: &McpError) -> Observation {
 /// Maps a transport error (inside `ServiceError::TransportSend` or
 /// `ClientInitializeError::TransportError`) by the typed errors in its source chain.
 fn from_transport_error(where_: &str, error: &(dyn StdError + 'static)) -> Observation {
-    eprintln!("transport error: {error:?}");
+    contract::note!("transport error: {error:?}");
     let text = format!("{where_}: transport error: {}", describe_transport(error));
     for e in chain(error) {
         if let Some(status) = e.downcast_ref::<HttpStatusError>() {
@@ -208,10 +221,6 @@ fn from_reqwest_error(error: &reqwest::Error) -> Option<&'static str> {
     None
 }
 
-fn from_service_error(api: Api, error: &ServiceError) -> Observation {
-    service_error(&format!("{} failed", api.name()), error)
-}
-
 /// What a `ServiceError` says, after `where_` (the call that raised it).
 fn service_error(where_: &str, error: &ServiceError) -> Observation {
     match error {
@@ -309,73 +318,129 @@ fn protocol_version(requested: &str) -> Option<ProtocolVersion> {
         .cloned()
 }
 
-/// Makes one tool call with rmcp and returns the observation.
-///
-/// The timeout bounds the call (`call_tool`, all its rounds, or `call_tool_once`) with the
-/// adapter's own deadline: neither takes request options (rmcp's `PeerRequestOptions::timeout`
-/// exists only on the lower-level `Peer::send_request_with_option`, which would bypass their
-/// reading of the result), and the call is then dropped (abandoned), as an application with a
-/// deadline would do.
-async fn observe(api: Api, call: Call) -> Observation {
-    let Some(version) = protocol_version(&call.protocol_version) else {
-        return Observation::Unsupported(format!(
-            "rmcp {RMCP_VERSION} does not know protocol version {:?}",
-            call.protocol_version
-        ));
-    };
-    let mut info = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("mcp-error-layers-adapter", RMCP_VERSION),
-    );
-    // 2026-07-28 has no initialize: rmcp's Discover lifecycle probes server/discover and sends
-    // per-request metadata. The 2025 era: the initialize handshake, offering the requested version.
-    let lifecycle = if version.has_initialize() {
-        info = info.with_protocol_version(version.clone());
-        ClientLifecycleMode::Initialize
-    } else {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version.clone()],
-        }
-    };
-    let transport = StreamableHttpClientTransport::from_uri(call.endpoint);
-    // The case's timeout is for the call. The connect has no deadline of its own here (rmcp has
-    // no option for it either): a connect that never finishes is left to the runner's deadline.
-    let client = match info.serve_with_lifecycle(transport, lifecycle).await {
-        Ok(client) => client,
-        Err(error) => return from_initialize_error(&error),
-    };
-    let params = CallToolRequestParams::new(call.tool).with_arguments(call.arguments);
-    let work = async {
-        if call.list_tools {
-            // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
-            if let Err(error) = client.list_all_tools().await {
-                return Ok(service_error("list_all_tools failed", &error));
+/// The rmcp client an application keeps: the `RunningService` that `serve_with_lifecycle`
+/// returns (its session, its transport, its worker task), reusable for every later request.
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// What rmcp raised, and where.
+enum Failure {
+    /// `serve_with_lifecycle` (connect: the transport, then `initialize` or `server/discover`).
+    Connect(Box<ClientInitializeError>),
+    /// A request on the running client: `list_all_tools`, `call_tool`, `call_tool_once`.
+    Service(&'static str, ServiceError),
+}
+
+/// The rmcp row: one `RunningService` per case, `call_tool` (or `call_tool_once`) on it.
+struct Rmcp {
+    api: Api,
+}
+
+impl contract::Row for Rmcp {
+    type Client = Client;
+    type Error = Failure;
+
+    fn refuse(&self, call: &Call) -> Option<String> {
+        protocol_version(&call.protocol_version).is_none().then(|| {
+            format!(
+                "rmcp {RMCP_VERSION} does not know protocol version {:?}",
+                call.protocol_version
+            )
+        })
+    }
+
+    /// Connects as the case's first call asks: 2026-07-28 has no initialize (rmcp's `Discover`
+    /// lifecycle probes `server/discover` and sends per-request metadata); the 2025 era makes
+    /// the initialize handshake, offering the requested version. The case's timeout is for the
+    /// call: the connect has no deadline of its own here (rmcp has no option for it either), so
+    /// one that never finishes is left to the runner's deadline.
+    async fn open(&self, call: &Call) -> Result<Client, Failure> {
+        let version = protocol_version(&call.protocol_version)
+            .expect("refuse() answers a version rmcp does not know");
+        let mut info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("mcp-error-layers-adapter", RMCP_VERSION),
+        );
+        let lifecycle = if version.has_initialize() {
+            info = info.with_protocol_version(version);
+            ClientLifecycleMode::Initialize
+        } else {
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
             }
+        };
+        let transport = StreamableHttpClientTransport::from_uri(call.endpoint.clone());
+        info.serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|error| Failure::Connect(Box::new(error)))
+    }
+
+    /// One tool call on the running client.
+    ///
+    /// The timeout bounds the call (`call_tool`, all its rounds, or `call_tool_once`) with the
+    /// adapter's own deadline: neither takes request options (rmcp's
+    /// `PeerRequestOptions::timeout` exists only on the lower-level
+    /// `Peer::send_request_with_option`, which would bypass their reading of the result), and
+    /// the call is then dropped (abandoned), as an application with a deadline would do.
+    async fn call(&self, client: &mut Client, call: &Call) -> Result<Observation, Failure> {
+        let params =
+            CallToolRequestParams::new(call.tool.clone()).with_arguments(call.arguments.clone());
+        let api = self.api;
+        let work = async {
+            if call.list_tools {
+                // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
+                client
+                    .list_all_tools()
+                    .await
+                    .map_err(|error| Failure::Service("list_all_tools failed", error))?;
+            }
+            let failed = |error| Failure::Service(api.failed(), error);
+            match api {
+                Api::CallTool => client
+                    .call_tool(params)
+                    .await
+                    .map(|result| from_result("call_tool returned a CallToolResult", &result))
+                    .map_err(failed),
+                Api::CallToolOnce => client
+                    .call_tool_once(params)
+                    .await
+                    .map(from_response)
+                    .map_err(failed),
+            }
+        };
+        contract::within(call.timeout, api.name(), work)
+            .await
+            .unwrap_or_else(Ok)
+    }
+
+    fn error(&self, error: Failure, _call: &Call) -> Observation {
+        match error {
+            Failure::Connect(error) => from_initialize_error(&error),
+            Failure::Service(where_, error) => service_error(where_, &error),
         }
-        match api {
-            Api::CallTool => client
-                .call_tool(params)
-                .await
-                .map(|result| from_result("call_tool returned a CallToolResult", &result)),
-            Api::CallToolOnce => client.call_tool_once(params).await.map(from_response),
-        }
-    };
-    let observation = match contract::within(call.timeout, api.name(), work).await {
-        Ok(Ok(observation)) => observation,
-        Ok(Err(error)) => from_service_error(api, &error),
-        Err(timeout) => timeout,
-    };
-    contract::teardown("rmcp stop", client.cancel()).await;
-    observation
+    }
+
+    /// `RunningService::cancel`: stops the worker, which closes the transport (a 2025 session is
+    /// DELETEd).
+    async fn close(&self, client: Client) -> Result<String, String> {
+        client
+            .cancel()
+            .await
+            .map(|reason| format!("rmcp cancel finished: {reason:?}"))
+            .map_err(|error| format!("rmcp cancel: {error}"))
+    }
 }
 
 fn main() -> ExitCode {
-    contract::main("[--call-tool-once]", |arguments, call| {
+    let sdk = contract::Sdk {
+        name: "rmcp",
+        version: RMCP_VERSION,
+    };
+    contract::main(sdk, "[--call-tool-once]", |arguments| {
         let api = match arguments {
             [] => Api::CallTool,
             [flag] if flag == "--call-tool-once" => Api::CallToolOnce,
             _ => return None,
         };
-        Some(observe(api, call))
+        Some(Rmcp { api })
     })
 }

@@ -1,12 +1,15 @@
 //! mcp-error-layers adapter for tower-mcp's MCP client (pinned in Cargo.toml / Cargo.lock).
 //!
-//! The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-//! call per process, read and answered by the contract crate (`../contract-rs`).
+//! The calls come, and the observations go, as the adapter contract says (docs/adapters.md): one
+//! process per call, or persistent with calls at once, read and answered by the contract crate
+//! (`../contract-rs`), which keeps one client per case: the row ([`TowerMcp`]) says how to open
+//! it, make a call on it, map what tower-mcp raised, and close it.
 //!
 //! The adapter drives tower-mcp's documented client API with its defaults:
 //! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client),
 //! `McpClient::connect(transport)` (no handler), then `discover` for 2026-07-28 or `initialize`
-//! for the 2025 era, then `call_tool(name, arguments)`, which follows `input_required` rounds
+//! for the 2025 era: the `McpClient` an application keeps. Then, for each call of the case,
+//! `call_tool(name, arguments)`, which follows `input_required` rounds
 //! and server-created tasks itself. It maps what tower-mcp surfaces (`CallToolResult`, its
 //! `Error` enum, `HttpStatusDetails`) to an outcome. It never sees the case.
 //!
@@ -136,7 +139,7 @@ fn from_task(task: &TaskObject) -> Observation {
 
 /// The call as a task (`--tasks`): ask for it, then wait for its terminal status, both within the
 /// call's timeout (dropping `task_wait` is how an application gives up on it).
-async fn observe_task(client: &McpClient, call: &Call) -> Observation {
+async fn observe_task(client: &McpClient, call: &Call) -> Result<Observation, Failure> {
     let ttl = call
         .task
         .as_ref()
@@ -147,96 +150,142 @@ async fn observe_task(client: &McpClient, call: &Call) -> Observation {
         let created = client
             .call_tool_as_task(&call.tool, arguments, ttl)
             .await
-            .map_err(|error| from_error("call_tool_as_task failed", &error))?;
+            .map_err(|error| Failure("call_tool_as_task failed", error))?;
         let task = client
             .task_wait(&created.task.task_id)
             .await
-            .map_err(|error| from_error("task_wait failed", &error))?;
+            .map_err(|error| Failure("task_wait failed", error))?;
         Ok(from_task(&task))
     };
-    match contract::within(call.timeout, "call_tool_as_task and task_wait", work).await {
-        Ok(Ok(observation) | Err(observation)) | Err(observation) => observation,
-    }
+    contract::within(call.timeout, "call_tool_as_task and task_wait", work)
+        .await
+        .unwrap_or_else(Ok)
 }
 
-/// Makes one tool call with tower-mcp and returns the observation.
-///
-/// The timeout bounds `call_tool` (all its rounds) with the adapter's own deadline: `McpClient`
-/// has no per-call timeout (the transport's `HttpClientConfig::request_timeout`, 30 s by default,
-/// is per HTTP request), and dropping the call is what tower-mcp documents for abandoning one (it
-/// then sends `notifications/cancelled`).
-async fn observe(call: Call, tasks: bool) -> Observation {
-    let version = call.protocol_version.as_str();
-    let discover = version == DISCOVER_VERSION;
-    if !discover && !version.starts_with("2025-") {
-        return Observation::Unsupported(format!(
-            "tower-mcp {TOWER_MCP_VERSION} does not know protocol version {version:?}"
-        ));
+/// What tower-mcp raised, after the words of the step it came from (`call_tool failed`).
+struct Failure(&'static str, Error);
+
+/// The tower-mcp row: one `McpClient` per case, `call_tool` (or, with `--tasks`, its task API
+/// for a call that asks for a task) on it.
+struct TowerMcp {
+    tasks: bool,
+}
+
+impl contract::Row for TowerMcp {
+    /// The client an application keeps: `McpClient` (its transport, its session, its
+    /// background tasks), which makes every later request of the case.
+    type Client = McpClient;
+    type Error = Failure;
+
+    fn refuse(&self, call: &Call) -> Option<String> {
+        let version = call.protocol_version.as_str();
+        (version != DISCOVER_VERSION && !version.starts_with("2025-")).then(|| {
+            format!("tower-mcp {TOWER_MCP_VERSION} does not know protocol version {version:?}")
+        })
     }
-    if !discover && version != tower_mcp::protocol::LATEST_PROTOCOL_VERSION {
-        eprintln!(
-            "note: McpClient::initialize always offers {} (no option for another); the case asked for {version}",
-            tower_mcp::protocol::LATEST_PROTOCOL_VERSION
-        );
-    }
-    let transport = HttpClientTransport::new(&call.endpoint);
-    let builder = McpClient::builder();
-    let builder = if tasks { builder.with_tasks() } else { builder };
-    // `McpClient::connect(transport)` is `builder().connect_simple(transport)`.
-    let client = match builder.connect_simple(transport).await {
-        Ok(client) => client,
-        Err(error) => return from_error("connect failed", &error),
-    };
-    // The case's timeout is for the call. The connect keeps tower-mcp's defaults: a connect that
-    // never finishes is left to the runner's deadline.
-    let connected = if discover {
-        client
-            .discover(CLIENT_NAME, TOWER_MCP_VERSION)
-            .await
-            .map(|_| ())
-    } else {
-        client
-            .initialize(CLIENT_NAME, TOWER_MCP_VERSION)
-            .await
-            .map(|_| ())
-    };
-    let observation = match connected {
-        Err(error) => {
-            let how = if discover { "discover" } else { "initialize" };
-            from_error(&format!("{how} failed"), &error)
+
+    /// `McpClient::connect(transport)` (that is, `builder().connect_simple(transport)`; with
+    /// `--tasks`, `builder().with_tasks()`), then `discover` for 2026-07-28 or `initialize` for
+    /// the 2025 era. The case's timeout is for the call: the connect keeps tower-mcp's defaults,
+    /// and one that never finishes is left to the runner's deadline. A failed handshake shuts
+    /// down the client it made.
+    async fn open(&self, call: &Call) -> Result<McpClient, Failure> {
+        let version = call.protocol_version.as_str();
+        let discover = version == DISCOVER_VERSION;
+        if !discover && version != tower_mcp::protocol::LATEST_PROTOCOL_VERSION {
+            contract::note!(
+                "note: McpClient::initialize always offers {} (no option for another); the case asked for {version}",
+                tower_mcp::protocol::LATEST_PROTOCOL_VERSION
+            );
         }
-        // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
-        Ok(())
-            if call.list_tools
-                && let Err(error) = client.list_all_tools().await =>
-        {
-            from_error("list_all_tools failed", &error)
-        }
-        Ok(()) if call.task.is_some() => observe_task(&client, &call).await,
-        Ok(()) => {
-            let work = client.call_tool(&call.tool, Value::Object(call.arguments));
-            match contract::within(call.timeout, "call_tool", work).await {
-                Ok(Ok(result)) => from_result(&result),
-                Ok(Err(error)) => from_error("call_tool failed", &error),
-                Err(timeout) => timeout,
+        let transport = HttpClientTransport::new(&call.endpoint);
+        let builder = McpClient::builder();
+        let builder = if self.tasks {
+            builder.with_tasks()
+        } else {
+            builder
+        };
+        let client = builder
+            .connect_simple(transport)
+            .await
+            .map_err(|error| Failure("connect failed", error))?;
+        let handshake = if discover {
+            client
+                .discover(CLIENT_NAME, TOWER_MCP_VERSION)
+                .await
+                .map(|_| ())
+                .map_err(|error| Failure("discover failed", error))
+        } else {
+            client
+                .initialize(CLIENT_NAME, TOWER_MCP_VERSION)
+                .await
+                .map(|_| ())
+                .map_err(|error| Failure("initialize failed", error))
+        };
+        match handshake {
+            Ok(()) => Ok(client),
+            Err(failure) => {
+                let closing = client.shutdown();
+                contract::teardown("tower-mcp shutdown after the failed handshake", closing).await;
+                Err(failure)
             }
         }
-    };
-    contract::teardown("tower-mcp shutdown", client.shutdown()).await;
-    observation
+    }
+
+    /// One call on the client, as an application makes it.
+    ///
+    /// The timeout bounds `call_tool` (all its rounds) with the adapter's own deadline:
+    /// `McpClient` has no per-call timeout (the transport's `HttpClientConfig::request_timeout`,
+    /// 30 s by default, is per HTTP request), and dropping the call is what tower-mcp documents
+    /// for abandoning one (it then sends `notifications/cancelled`).
+    async fn call(&self, client: &mut McpClient, call: &Call) -> Result<Observation, Failure> {
+        if call.list_tools {
+            // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
+            client
+                .list_all_tools()
+                .await
+                .map_err(|error| Failure("list_all_tools failed", error))?;
+        }
+        if call.task.is_some() {
+            return observe_task(client, call).await;
+        }
+        let work = client.call_tool(&call.tool, Value::Object(call.arguments.clone()));
+        match contract::within(call.timeout, "call_tool", work).await {
+            Ok(Ok(result)) => Ok(from_result(&result)),
+            Ok(Err(error)) => Err(Failure("call_tool failed", error)),
+            Err(timeout) => Ok(timeout),
+        }
+    }
+
+    fn error(&self, Failure(where_, error): Failure, _call: &Call) -> Observation {
+        from_error(where_, &error)
+    }
+
+    /// `McpClient::shutdown`, which DELETEs a 2025 session.
+    async fn close(&self, client: McpClient) -> Result<String, String> {
+        client
+            .shutdown()
+            .await
+            .map(|()| "tower-mcp shutdown finished".into())
+            .map_err(|error| format!("tower-mcp shutdown: {error}"))
+    }
 }
 
 fn main() -> ExitCode {
+    let sdk = contract::Sdk {
+        name: "tower-mcp",
+        version: TOWER_MCP_VERSION,
+    };
     let tasks = std::env::args()
         .skip(1)
         .any(|argument| argument == "--tasks");
-    let accept = |arguments: &[String], call| {
+    let prepare = |arguments: &[String]| {
         let known = arguments.iter().all(|argument| argument == "--tasks");
-        known.then(|| observe(call, tasks))
+        known.then_some(TowerMcp { tasks })
     };
     if tasks {
-        contract::main_with_tasks("[--tasks]", accept)
+        contract::main_with_tasks(sdk, "[--tasks]", prepare)
     } else {
-        contract::main("[--tasks]", accept)
+        contract::main(sdk, "[--tasks]", prepare)
     }
 }
