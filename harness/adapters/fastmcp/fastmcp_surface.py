@@ -1,5 +1,5 @@
-"""A FastMCP `Client` call and how what it raises maps to outcomes: the `fastmcp` row's, imported by
-the `pydantic-ai` row too (its `MCPToolset` is a FastMCP `Client` underneath, and every error it
+"""A FastMCP `Client` kept for the calls of a case, and how what it raises maps to outcomes: the
+`fastmcp` row's, imported by the `pydantic-ai` row too (its `MCPToolset` is a FastMCP `Client` underneath, and every error it
 does not turn into a `ModelRetry` reaches the application as FastMCP raised it).
 
 FastMCP 4 sits on the official `mcp` 2.x (`MCPError`, `mcp_types`, `pydantic.ValidationError`)
@@ -9,11 +9,10 @@ over `httpx2`; its own typed surface is `fastmcp.exceptions.ToolError` (a tool r
 
 from __future__ import annotations
 
-import asyncio
 import pathlib
 import re
 import sys
-from typing import Any, AsyncContextManager, Awaitable, Callable
+from typing import Any, Callable
 
 import httpx2
 import mcp_types
@@ -26,6 +25,7 @@ from pydantic import ValidationError
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 from contract import Call, observation  # noqa: E402
 
 # The mcp dispatcher's own deadline for a request (the session read timeout FastMCP sets from
@@ -34,9 +34,6 @@ DISPATCHER_TIMEOUT = re.compile(r"Request '[^']+' timed out")
 # FastMCP's own timeout: its task-group handler turns an httpx2.ConnectTimeout into an MCPError
 # with the HTTP status 408 as the code and this fixed message (fastmcp/utilities/exceptions.py).
 FASTMCP_CONNECT_TIMEOUT = (int(httpx2.codes.REQUEST_TIMEOUT), "Timed out while waiting for response.")
-# How long the client's teardown (stopping its session task, the session's DELETE) may take once
-# the call has an observation; past that the observation stands and teardown is abandoned.
-TEARDOWN_SECONDS = 2.0
 
 
 def from_result(result: Any) -> dict[str, Any]:
@@ -51,8 +48,9 @@ def from_result(result: Any) -> dict[str, Any]:
 
 
 def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
-    """Observation for `first`, an exception FastMCP raised during `steps.now` (already taken out of
-    its exception group), described by `text`."""
+    """Observation for `first`, the exception the application caught during `steps.now`, as it
+    caught it (an exception group is none of the types below: UNCLASSIFIED_ERROR), described by
+    `text`."""
     if isinstance(first, ToolError):
         # FastMCP's documented error for a tool result with isError (call_tool, raise_on_error=True):
         # its text is the first text content block.
@@ -78,65 +76,24 @@ def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[s
     return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
 
 
-class Attempt:
-    """One call's way through the client: where it is (`steps`), and the first error raised, which
-    is what the application's call site receives; `map_error(first, text, steps)` maps an error,
-    and `call_step` is the name of the call in the words of the API the row drives."""
+class Row(kept.Row):
+    """A FastMCP client kept for the calls of a case (../kept.py): a row gives `open` (the object
+    the application constructs once and enters with `async with`, a FastMCP `Client` or what wraps
+    one) and `call`; `map_error(error, text, steps)` maps what the call site caught, and
+    `call_step` is the name of the call in the words of the API the row drives.
 
-    def __init__(self, map_error: Callable[[BaseException, str, contract.Steps], dict[str, Any]], call_step: str) -> None:
-        self.steps = contract.Steps(connect="connect", list="list_tools", call=call_step)
-        self.first_error: BaseException | None = None
+    FastMCP keeps its session in a background task: an error that kills it is raised at the call
+    in flight (`_await_with_session_monitoring`), the `async with` block itself goes on, and every
+    later call on the same client meets the dead session (FastMCP re-raises the task's error, or
+    mcp's "Connection closed"). The block's exit re-raises the session task's error once more: the
+    last call's detail names it (`then on close: ...`; docs/adapters.md, "An error raised twice")."""
+
+    def __init__(self, map_error: Callable[[BaseException, str, contract.Steps], dict[str, Any]], call_step: str = "call_tool") -> None:
         self._map_error = map_error
+        self._call_step = call_step
 
-    def failed(self, error: BaseException) -> dict[str, Any]:
-        first, text = contract.unwrap(error)
-        self.first_error = first
-        return self._map_error(first, self.steps.where + text, self.steps)
+    def steps(self) -> contract.Steps:
+        return contract.Steps(connect="connect", list="list_tools", call=self._call_step)
 
-    def also_on_close(self, result: dict[str, Any], error: BaseException) -> dict[str, Any]:
-        """`result` with the error the `async with` raised on its way out appended to its detail:
-        FastMCP's exit re-raises the exception its session task ended with, so an error that
-        killed the session reaches the application twice (docs/adapters.md, "An error raised
-        twice": the first counts)."""
-        again, text = contract.unwrap(error)
-        if again is self.first_error:
-            text = f"the same {type(again).__module__}.{type(again).__qualname__} again"
-        print(f"on close: {contract.describe(error)}", file=sys.stderr)
-        return observation(result["outcome"], f"{result['detail']}; then on close: {text}", status=result["status"], code=result["code"])
-
-
-async def observe(
-    call: Call,
-    connection: AsyncContextManager[Any],
-    *,
-    list_tools: Callable[[], Awaitable[Any]],
-    call_tool: Callable[[], Awaitable[Any]],
-    from_result: Callable[[Any], dict[str, Any]],
-    map_error: Callable[[BaseException, str, contract.Steps], dict[str, Any]],
-    call_step: str = "call_tool",
-) -> dict[str, Any]:
-    """Enters `connection` (the connect), lists the tools when the call asks, calls the tool, and
-    returns the observation: `from_result` of what the call returned, or `map_error` of the first
-    error, with an error the exit raised after it in `detail`."""
-    attempt = Attempt(map_error, call_step)
-    result: dict[str, Any] | None = None
-    loop = asyncio.get_running_loop()
-    try:
-        async with asyncio.timeout(None) as bounded:
-            async with connection:
-                try:
-                    result = from_result(await attempt.steps.list_then_call(call, list_tools, call_tool))
-                except Exception as error:  # noqa: BLE001 - every error of the client is an observation
-                    result = attempt.failed(error)
-                # The observation stands; the client's teardown gets a bounded time.
-                bounded.reschedule(loop.time() + TEARDOWN_SECONDS)
-    except TimeoutError as error:
-        if result is None:
-            result = attempt.failed(error)
-        else:
-            print("teardown: abandoned after its bounded time", file=sys.stderr)
-    except Exception as error:  # noqa: BLE001 - raised by the connect, or again by the exit
-        result = attempt.failed(error) if result is None else attempt.also_on_close(result, error)
-    if result is None:
-        result = observation("UNCLASSIFIED_ERROR", "the client gave neither a result nor an error before teardown")
-    return result
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        return self._map_error(error, steps.where + contract.caught(error), steps)

@@ -2,38 +2,55 @@
 requirements.lock; it runs on the 1.x line of the official `mcp` SDK, which it pins `<2`).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+what an application keeps, kept between them by ../kept.py.
+
+    adapter.py [--tool-call] <endpoint-url>
 
 It witnesses what an application sees through the package's documented entry point with its
 defaults: `MultiServerMCPClient({"s": {"transport": "streamable_http", "url": ..., "timeout": ...,
-"sse_read_timeout": ..., "session_kwargs": {"read_timeout_seconds": ...}}})`, `await
-client.get_tools()` (a session of its own: initialize, tools/list), then the named tool's `await
-tool.ainvoke(arguments)` (another session: initialize, tools/call). The case's timeout goes into
-the three documented timeouts; nothing else is set.
+"session_kwargs": {"read_timeout_seconds": ...}}})`, `await client.get_tools()` (a session of its
+own: initialize, tools/list), then the named tool's `await tool.ainvoke(arguments)` (another
+session: initialize, tools/call). The case's timeout goes into two of the documented timeouts;
+nothing else is set.
+
+What an application keeps between calls is the client it constructed once and the tools it got
+once from `get_tools()`: the calls of a case are `ainvoke`s of the same tool object. The
+framework keeps no session between them: each `ainvoke` opens a session of its own, by design
+("A new session will be created for each tool call", `get_tools`'s docstring), so every call of a
+case initializes anew on the wire.
 
 What `ainvoke(arguments)` gives back: the tool's content as a list of LangChain content blocks,
 for a success and (since 0.3.0's default `handle_tool_errors=True`) for an `isError` result
-alike. The error status is only kept on a `ToolMessage`, which LangChain builds when the input is
-a `ToolCall` (as an agent's tool node passes it), never for plain arguments: a returned value is
-TOOL_SUCCESS. Every other failure is raised as the `mcp` SDK (or httpx under it) raised it: the
-framework neither wraps nor retypes it, so those typed errors are mapped as the SDK's are.
+alike: a returned value is TOOL_SUCCESS. With `--tool-call` (the `langchain-mcp-adapters+toolcall`
+row) the tool is invoked as an agent's tool node invokes it, with a `ToolCall` (`{"name", "args",
+"id", "type": "tool_call"}`), and LangChain returns a `ToolMessage` whose `status` ("error" for an
+`isError` result) is the outcome. Every other failure is raised out of `ainvoke` or `get_tools`,
+either or both ways: the `mcp` SDK's (or httpx's) own exception, or, when it was raised in the
+transport's task, anyio's `ExceptionGroup` of the session's task group, which the framework does
+not unwrap (docs/adapters.md, "What the application catches").
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import dataclasses
 import pathlib
 import sys
 from datetime import timedelta
 from importlib.metadata import version as package_version
-from typing import Any
+from typing import Any, AsyncIterator
 
-import anyio
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from mcp.shared.version import LATEST_PROTOCOL_VERSION
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 import mcp1_surface  # noqa: E402 - how mcp 1.x, under the framework, surfaces a call
 from contract import Call, observation  # noqa: E402
 
@@ -57,44 +74,93 @@ def connection(call: Call) -> dict[str, Any]:
     }
 
 
+def blocks(content: Any) -> Any:
+    """Content blocks without the random id LangChain gives each (`lc_<uuid>`), so that a detail
+    is the same in every run."""
+    if isinstance(content, list):
+        return [{k: v for k, v in block.items() if k != "id"} if isinstance(block, dict) else block for block in content]
+    return content
+
+
 def from_returned(returned: Any) -> dict[str, Any]:
-    """Observation for what `ainvoke` returned. With plain arguments LangChain returns the content
-    alone, the same list of content blocks whether the result had `isError` or not: no flag says
-    which, so it is TOOL_SUCCESS (the detail shows the value)."""
-    if isinstance(returned, list):
-        # LangChain gives each content block a random id (`lc_<uuid>`): left out of the detail, so
-        # that it is the same in every run.
-        returned = [{k: v for k, v in block.items() if k != "id"} if isinstance(block, dict) else block for block in returned]
-    return observation("TOOL_SUCCESS", f"ainvoke returned a {contract.shown(returned)}")
+    """Observation for what `ainvoke(arguments)` returned. With plain arguments LangChain returns
+    the content alone, the same list of content blocks whether the result had `isError` or not:
+    no flag says which, so it is TOOL_SUCCESS (the detail shows the value)."""
+    return observation("TOOL_SUCCESS", f"ainvoke returned a {contract.shown(blocks(returned))}")
+
+
+def from_message(returned: Any) -> dict[str, Any]:
+    """Observation for what `ainvoke(tool_call)` returned: a `ToolMessage`, whose `status` is
+    LangChain's documented word for how the tool ended ("error" for an `isError` result the
+    framework handled, "success" otherwise); its content goes into the detail."""
+    if not isinstance(returned, ToolMessage):
+        return observation("UNCLASSIFIED_ERROR", f"ainvoke(ToolCall) returned no ToolMessage but a {contract.shown(returned)}")
+    outcome = {"error": "TOOL_ERROR", "success": "TOOL_SUCCESS"}.get(returned.status, "UNCLASSIFIED_ERROR")
+    return observation(outcome, f"ainvoke(ToolCall) returned a ToolMessage with status={returned.status!r}, content {contract.shown(blocks(returned.content))}")
 
 
 def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
-    """Observation for an exception raised out of `get_tools` or `ainvoke`: the `mcp` SDK's own,
-    which the framework lets through unchanged."""
-    first, text = contract.unwrap(error)
-    return mcp1_surface.from_error(first, steps.where + text, steps, timeout_s)
+    """Observation for an exception raised out of `get_tools` or `ainvoke`, as the application
+    catches it: mcp 1.x's or httpx's own, which the framework lets through unchanged, or the
+    session's ExceptionGroup (UNCLASSIFIED_ERROR)."""
+    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s)
 
 
-async def observe(call: Call) -> dict[str, Any]:
-    """Makes one tool call through the framework and returns an observation dict."""
-    if call.protocol_version != LATEST_PROTOCOL_VERSION:
-        print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
-    client = MultiServerMCPClient({SERVER: connection(call)})
-    # get_tools is the connect and the listing at once (its own session); ainvoke is the call.
-    steps = contract.Steps(connect="get_tools", list="get_tools", call="ainvoke")
-    try:
-        tools = await client.get_tools()
+@dataclasses.dataclass
+class Kept:
+    """What an application keeps: the client it constructed once, and the tools its one
+    `get_tools()` gave (None until it did)."""
+
+    client: MultiServerMCPClient
+    tools: list[BaseTool] | None = None
+
+
+class LangChain(kept.Row):
+    """The framework for the calls of a case: one `MultiServerMCPClient`, one `get_tools()` before
+    the first call, then each call an `ainvoke` of the tool it gave (a session of its own each)."""
+
+    def __init__(self, tool_call: bool) -> None:
+        self._tool_call = tool_call
+
+    def steps(self) -> contract.Steps:
+        # get_tools is the connect and the listing at once (its own session); ainvoke is the call.
+        return contract.Steps(connect="get_tools", list="get_tools", call="ainvoke")
+
+    @contextlib.asynccontextmanager
+    async def open(self, call: Call) -> AsyncIterator[Kept]:
+        if call.protocol_version != LATEST_PROTOCOL_VERSION:
+            print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
+        # The client holds only its config: nothing to close (it has no close, and refuses
+        # `async with` since 0.1.0).
+        yield Kept(MultiServerMCPClient({SERVER: connection(call)}))
+
+    async def start(self, held: Kept, call: Call) -> None:
+        held.tools = await held.client.get_tools()
+
+    async def call(self, held: Kept, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        tools = held.tools or []
         tool = next((t for t in tools if t.name == call.tool), None)
         if tool is None:
             names = ", ".join(t.name for t in tools) or "none"
             return observation("UNCLASSIFIED_ERROR", f"get_tools returned no tool named {call.tool!r} (got {names})")
-        steps.now = "call"
+        if self._tool_call:
+            # As an agent's tool node invokes it (langgraph's ToolNode passes the model's ToolCall).
+            tool_call = {"name": tool.name, "args": call.arguments, "id": f"call_{call.index}", "type": "tool_call"}
+            return from_message(await tool.ainvoke(tool_call))
         return from_returned(await tool.ainvoke(call.arguments))
-    except Exception as error:  # noqa: BLE001 - every error the application receives is an observation
+
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
         return from_error(error, steps, call.timeout_s)
 
 
+def prepare(arguments: list[str]) -> Any:
+    """Reads `--tool-call` and returns the function of one call: the calls of a case on one kept
+    client, on a thread and an event loop of its own (../kept.py)."""
+    parser = argparse.ArgumentParser(prog="adapter.py", description="mcp-error-layers adapter for langchain-mcp-adapters")
+    parser.add_argument("--tool-call", action="store_true", help="invoke the tool with a ToolCall, as an agent's tool node does")
+    return kept.serving(LangChain(parser.parse_args(arguments).tool_call))
+
+
 if __name__ == "__main__":
-    # The framework is imported above and the adapter takes no arguments of its own: each call is
-    # one `anyio.run` (in persistent mode on a thread of its own, many at once).
-    contract.main(lambda _arguments: lambda call: anyio.run(observe, call), package=PACKAGE)
+    # The framework is imported above; the one argument of its own is `--tool-call`.
+    contract.main(prepare, package=PACKAGE, options="[--tool-call]")

@@ -2,31 +2,42 @@
 requirements.lock; it runs on the 2.x line of the official `mcp` SDK).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+one client, kept between them by ../kept.py.
 
 It witnesses what an application sees through the package's documented client with its defaults:
 `BasicMCPClient(url, timeout=t)`, then `await client.call_tool(name, arguments)` (and, when the
-call asks, `await client.list_tools()` first). Each method opens a session of its own (mcp's
-`streamable_http_client` and `ClientSession`, `initialize()`, the request, then the session's
-DELETE). `timeout` is the client's one timeout: the HTTP timeout and the session's read timeout
-of every request; `sse_read_timeout` keeps its default (300 s). The client returns mcp's
-`CallToolResult` unchanged and lets mcp's errors through unchanged, so both are mapped as the
-SDK's are.
+call asks, `await client.list_tools()` first). `timeout` is the client's one timeout: the HTTP
+timeout and the session's read timeout of every request; `sse_read_timeout` keeps its default
+(300 s).
+
+What an application keeps between calls is the `BasicMCPClient` it constructed once: the calls of
+a case are methods of the same object. The client keeps no session between them: each method opens
+a session of its own, by design (mcp's `streamable_http_client` and `ClientSession`,
+`initialize()`, the request, then the session's DELETE), so every call of a case initializes anew
+on the wire.
+
+The client returns mcp's `CallToolResult` unchanged, mapped as the SDK's is. What it raises is
+raised from inside the session it opened for the method: an error of mcp's session (`MCPError`, a
+`ValidationError` of the result) leaves mcp's task groups as an anyio `ExceptionGroup` ("unhandled
+errors in a TaskGroup") that the client does not unwrap, and that group is what the application
+catches (docs/adapters.md, "What the application catches").
 """
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 import sys
-from typing import Any
+from typing import Any, AsyncIterator
 
-import anyio
 from llama_index.tools.mcp import BasicMCPClient
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 import mcp2_surface  # noqa: E402 - how mcp 2.x, which the client hands on, surfaces a call
 from contract import Call  # noqa: E402
 
@@ -37,27 +48,35 @@ HANDSHAKE_VERSION = HANDSHAKE_PROTOCOL_VERSIONS[-1]
 
 
 def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
-    """Observation for an exception raised out of `list_tools` or `call_tool`: mcp's own, which
-    the client lets through unchanged."""
-    first, text = contract.unwrap(error)
-    return mcp2_surface.from_error(first, steps.where + text, steps)
+    """Observation for an exception raised out of `list_tools` or `call_tool`, as the application
+    catches it: mcp's own, or the group of the session the method opened (UNCLASSIFIED_ERROR)."""
+    return mcp2_surface.from_error(error, steps.where + contract.caught(error), steps)
 
 
-async def observe(call: Call) -> dict[str, Any]:
-    """Makes one tool call through the client and returns an observation dict."""
-    if call.protocol_version != HANDSHAKE_VERSION:
-        print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: it always initializes, offering {HANDSHAKE_VERSION}", file=sys.stderr)
-    client = BasicMCPClient(call.endpoint, timeout=call.timeout_s)
-    # Each method connects on its own: a failure to connect is reported after its method's name.
-    steps = contract.Steps(connect="call_tool", list="list_tools", call="call_tool")
-    try:
+class LlamaIndex(kept.Row):
+    """The client for the calls of a case: one `BasicMCPClient`, each call its `call_tool` (a
+    session of its own each)."""
+
+    def steps(self) -> contract.Steps:
+        # Each method connects on its own: a failure to connect is reported after its method's name.
+        return contract.Steps(connect="call_tool", list="list_tools", call="call_tool")
+
+    @contextlib.asynccontextmanager
+    async def open(self, call: Call) -> AsyncIterator[BasicMCPClient]:
+        if call.protocol_version != HANDSHAKE_VERSION:
+            print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: it always initializes, offering {HANDSHAKE_VERSION}", file=sys.stderr)
+        # The client holds only its settings until a method opens a session: nothing to close.
+        yield BasicMCPClient(call.endpoint, timeout=call.timeout_s)
+
+    async def call(self, client: BasicMCPClient, call: Call, steps: contract.Steps) -> dict[str, Any]:
         returned = await steps.list_then_call(call, client.list_tools, lambda: client.call_tool(call.tool, call.arguments))
         return mcp2_surface.from_result(returned)
-    except Exception as error:  # noqa: BLE001 - every error the application receives is an observation
+
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
         return from_error(error, steps)
 
 
 if __name__ == "__main__":
-    # The client is imported above and the adapter takes no arguments of its own: each call is one
-    # `anyio.run` (in persistent mode on a thread of its own, many at once).
-    contract.main(lambda _arguments: lambda call: anyio.run(observe, call), package=PACKAGE)
+    # The client is imported above and the adapter takes no arguments of its own. The calls of a
+    # case run on one client, on a thread and an event loop of its own (../kept.py).
+    contract.main(lambda _arguments: kept.serving(LlamaIndex()), package=PACKAGE)

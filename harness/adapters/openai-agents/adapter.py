@@ -1,13 +1,16 @@
 """mcp-error-layers adapter for the OpenAI Agents SDK (PyPI `openai-agents`, pinned in requirements.lock).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+one connected server object, kept between them by ../kept.py.
 
     adapter.py [--max-retry-attempts N] <endpoint-url>
 
 The adapter drives the SDK's public MCP API only: `MCPServerStreamableHttp(params={"url": ...,
 "timeout": ...}, client_session_timeout_seconds=...)` as an async context manager, then
-`server.call_tool(name, args)`. Everything else keeps the SDK's defaults (`max_retry_attempts=0`
+`server.call_tool(name, args)`: the server object connected once (`connect()`, its `async with`)
+before a case's first call, every call of the case made on it, and `cleanup()` after the last, as
+an application keeps it. Everything else keeps the SDK's defaults (`max_retry_attempts=0`
 unless `--max-retry-attempts N` is given: the `openai-agents+retries2` variant). The SDK sits on
 the official `mcp` package (2.x through the lock), so most errors that surface are that package's
 (`MCPError`, `pydantic.ValidationError`, `httpx2` errors); the SDK's own `agents.exceptions.UserError`
@@ -19,11 +22,11 @@ sees the case.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
 import inspect
 import pathlib
 import sys
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import httpx2
 from agents.exceptions import UserError
@@ -32,29 +35,25 @@ from agents.mcp import MCPServerStreamableHttp
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 import mcp2_surface  # noqa: E402 - how mcp 2.x, under the SDK, surfaces a call
 from contract import Call, observation  # noqa: E402
-
-# How long the SDK's own teardown (`cleanup()`: task groups, the session's DELETE) may take once the
-# call has an observation; past that the observation stands and teardown is abandoned.
-TEARDOWN_SECONDS = 2.0
 
 
 def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
     """Observation for an exception the SDK raised during `steps.now`."""
-    first, text = contract.unwrap(error)
-    text = steps.where + text
+    text = steps.where + contract.caught(error)
 
-    if isinstance(first, UserError):
+    if isinstance(error, UserError):
         # The SDK's own wrapper of the HTTP errors it catches ("Failed to call tool ...: HTTP error
         # 503"): the status is only in its text; the httpx2 error it came from is its __cause__
         # (kept when its URLs carry no credentials). Only that typed cause is read.
-        if first.__cause__ is not None:
-            mapped = contract.from_http_layer(httpx2, first.__cause__, text)
+        if error.__cause__ is not None:
+            mapped = contract.from_http_layer(httpx2, error.__cause__, text)
             if mapped is not None:
                 return mapped
         return observation("UNCLASSIFIED_ERROR", text)
-    return mcp2_surface.from_error(first, text, steps)
+    return mcp2_surface.from_error(error, text, steps)
 
 
 def retry_policy(max_retry_attempts: int) -> str:
@@ -66,53 +65,47 @@ def retry_policy(max_retry_attempts: int) -> str:
     )
 
 
-async def observe(call: Call, max_retry_attempts: int) -> dict[str, Any]:
-    """Makes one tool call with the SDK and returns an observation dict."""
-    # The SDK has no option to prefer a protocol version: it drives mcp's Client(mode="auto"),
-    # which probes server/discover and falls back to initialize.
-    print(f"protocol version {call.protocol_version!r} requested; the SDK negotiates its own (mcp Client mode='auto')", file=sys.stderr)
-    result: dict[str, Any] | None = None
-    steps = contract.Steps(connect="connect", list="list_tools", call="call_tool")
-    loop = asyncio.get_running_loop()
-    try:
-        async with asyncio.timeout(None) as bounded:
-            # The case's timeout is the SDK's per-request timeout, client_session_timeout_seconds
-            # (mcp's session read timeout, default 5 s; the SDK has no per-call timeout), and the
-            # HTTP timeout in params (default 5 s; reads of an SSE stream keep sse_read_timeout).
-            # Both apply to the connect's requests too: they are the SDK's only knobs.
-            async with MCPServerStreamableHttp(
-                params={"url": call.endpoint, "timeout": call.timeout_s},
-                client_session_timeout_seconds=call.timeout_s,
-                max_retry_attempts=max_retry_attempts,
-            ) as server:
-                # No deadline of the adapter's own: the SDK's per-request timeout bounds each
-                # attempt, and retries (max_retry_attempts > 0) take what the SDK makes them take
-                # (the variant's adapter.toml gives the runner room for them).
-                try:
-                    returned = await steps.list_then_call(call, server.list_tools, lambda: server.call_tool(call.tool, call.arguments))
-                    result = mcp2_surface.from_result(returned)
-                except Exception as error:  # noqa: BLE001 - every SDK error is an observation
-                    result = from_error(error, steps)
-                # The observation stands; the SDK's cleanup gets a bounded time.
-                bounded.reschedule(loop.time() + TEARDOWN_SECONDS)
-    except TimeoutError as error:
-        if result is None:
-            result = from_error(error, steps)
-        else:
-            print("teardown: abandoned after its bounded time", file=sys.stderr)
-    except Exception as error:  # noqa: BLE001 - raised by connect() or the SDK's cleanup
-        if result is None:
-            result = from_error(error, steps)
-        else:
-            print(f"teardown: {contract.describe(error)}", file=sys.stderr)
-    if result is None:
-        result = observation("UNCLASSIFIED_ERROR", "the SDK gave neither a result nor an error before teardown")
-    result["retry"] = retry_policy(max_retry_attempts)
-    return result
+class OpenAIAgents(kept.Row):
+    """The SDK's server object for the calls of a case: one `MCPServerStreamableHttp`, connected
+    before the first call (its `async with`), each call its `call_tool`, cleaned up after the last."""
+
+    def __init__(self, max_retry_attempts: int) -> None:
+        self._max_retry_attempts = max_retry_attempts
+        self._retry = retry_policy(max_retry_attempts)
+
+    def steps(self) -> contract.Steps:
+        return contract.Steps(connect="connect", list="list_tools", call="call_tool")
+
+    @contextlib.asynccontextmanager
+    async def open(self, call: Call) -> AsyncIterator[MCPServerStreamableHttp]:
+        # The SDK has no option to prefer a protocol version: it drives mcp's Client(mode="auto"),
+        # which probes server/discover and falls back to initialize.
+        print(f"protocol version {call.protocol_version!r} requested; the SDK negotiates its own (mcp Client mode='auto')", file=sys.stderr)
+        # The case's timeout is the SDK's per-request timeout, client_session_timeout_seconds
+        # (mcp's session read timeout, default 5 s; the SDK has no per-call timeout), and the
+        # HTTP timeout in params (default 5 s; reads of an SSE stream keep sse_read_timeout).
+        # Both apply to the connect's requests too: they are the SDK's only knobs. No deadline
+        # of the adapter's own: the SDK's per-request timeout bounds each attempt, and retries
+        # (max_retry_attempts > 0) take what the SDK makes them take (the variant's adapter.toml
+        # gives the runner room for them).
+        async with MCPServerStreamableHttp(
+            params={"url": call.endpoint, "timeout": call.timeout_s},
+            client_session_timeout_seconds=call.timeout_s,
+            max_retry_attempts=self._max_retry_attempts,
+        ) as server:
+            yield server
+
+    async def call(self, server: MCPServerStreamableHttp, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        returned = await steps.list_then_call(call, server.list_tools, lambda: server.call_tool(call.tool, call.arguments))
+        return {**mcp2_surface.from_result(returned), "retry": self._retry}
+
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        return {**from_error(error, steps), "retry": self._retry}
 
 
 def prepare(arguments: list[str]) -> Callable[[Call], dict[str, Any]]:
-    """Reads `--max-retry-attempts N` and returns the call: one `asyncio.run` each. The retry count
+    """Reads `--max-retry-attempts N` and returns the function of one call: the calls of a case on
+    one kept server object, on a thread and an event loop of its own (../kept.py). The retry count
     is the one asked for, else the SDK's own default (0), read from its signature rather than
     restated here."""
     parser = argparse.ArgumentParser(prog="adapter.py", description="mcp-error-layers adapter for openai-agents")
@@ -120,7 +113,7 @@ def prepare(arguments: list[str]) -> Callable[[Call], dict[str, Any]]:
     requested = parser.parse_args(arguments).max_retry_attempts
     default = inspect.signature(MCPServerStreamableHttp).parameters["max_retry_attempts"].default
     max_retry_attempts = default if requested is None else requested
-    return lambda call: asyncio.run(observe(call, max_retry_attempts))
+    return kept.serving(OpenAIAgents(max_retry_attempts))
 
 
 if __name__ == "__main__":

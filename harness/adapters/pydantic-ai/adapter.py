@@ -2,20 +2,23 @@
 requirements.lock).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+one `MCPToolset`, kept between them by ../kept.py, as an application keeps the toolset it
+constructed (and its agent with it).
 
 The adapter drives Pydantic AI's documented single-call API with its defaults:
-`MCPToolset(url, read_timeout=t, init_timeout=t)` as an async context manager, then
-`toolset.direct_call_tool(name, args)` with the default `tool_error_behavior='retry'`. The toolset
-is a FastMCP `Client` underneath (fastmcp-slim 4.x on the official `mcp` 2.x): it turns a tool's
-`isError` result, FastMCP's `ToolError` and every `MCPError` of the call into
-`pydantic_ai.exceptions.ModelRetry`, the "retry the model" signal, and lets everything else
-through as FastMCP raised it, which ../fastmcp/fastmcp_surface.py maps. It never sees the case.
+`MCPToolset(url, read_timeout=t, init_timeout=t)` entered once as an async context manager
+(`async with toolset:`, which holds one FastMCP session open for every call inside it), then
+`toolset.direct_call_tool(name, args)` for each call with the default
+`tool_error_behavior='retry'`. The toolset is a FastMCP `Client` underneath (fastmcp-slim 4.x on
+the official `mcp` 2.x): it turns a tool's `isError` result, FastMCP's `ToolError` and every
+`MCPError` of the call into `pydantic_ai.exceptions.ModelRetry`, the "retry the model" signal,
+and lets everything else through as FastMCP raised it, which ../fastmcp/fastmcp_surface.py maps.
+It never sees the case.
 """
 
 from __future__ import annotations
 
-import asyncio
 import pathlib
 import sys
 from typing import Any
@@ -23,11 +26,12 @@ from typing import Any
 from pydantic_ai.exceptions import ModelRetry
 from pydantic_ai.mcp import MCPToolset
 
-# The FastMCP row's call and mapping (../fastmcp/fastmcp_surface.py), which puts ../contract.py
-# on the path too.
+# The FastMCP row's kept client and mapping (../fastmcp/fastmcp_surface.py), which puts
+# ../contract.py and ../kept.py on the path too.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent / "fastmcp"))
 import fastmcp_surface  # noqa: E402
 import contract  # noqa: E402
+import kept  # noqa: E402
 from contract import Call, observation  # noqa: E402
 
 PACKAGE = "pydantic-ai-slim"
@@ -40,7 +44,8 @@ def from_result(returned: Any) -> dict[str, Any]:
 
 
 def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
-    """Observation for an exception the toolset raised during `steps.now`."""
+    """Observation for an exception the application caught from the toolset during `steps.now`,
+    as it caught it."""
     if isinstance(first, ModelRetry):
         # The one signal for a tool's isError result, FastMCP's ToolError and every MCPError of the
         # call: it carries only `message`, nothing typed that names the layer (a raised error is
@@ -49,26 +54,28 @@ def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[s
     return fastmcp_surface.from_error(first, text, steps)
 
 
-async def observe(call: Call) -> dict[str, Any]:
-    """Makes one tool call with Pydantic AI's MCPToolset and returns an observation dict."""
-    # The FastMCP Client under the toolset negotiates the era itself (mode="auto", its default).
-    print(f"protocol version {call.protocol_version!r} requested; the FastMCP client negotiates its own (mode='auto')", file=sys.stderr)
-    # read_timeout is the FastMCP Client's `timeout` (mcp's session read timeout, per request, the
-    # call's included; default 300 s); init_timeout bounds the connect (default 5 s). mcp's
-    # server/discover probe keeps its own fixed 10 s, cut short by init_timeout.
-    toolset = MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
-    return await fastmcp_surface.observe(
-        call,
-        toolset,
-        list_tools=toolset.list_tools,
-        call_tool=lambda: toolset.direct_call_tool(call.tool, call.arguments),
-        from_result=from_result,
-        map_error=from_error,
-        call_step="direct_call_tool",
-    )
+class PydanticAi(fastmcp_surface.Row):
+    """One `MCPToolset` for the calls of a case, entered before the first call and left after the
+    last: its `async with` connects its FastMCP `Client`, each call is `direct_call_tool`."""
+
+    def __init__(self) -> None:
+        super().__init__(from_error, call_step="direct_call_tool")
+
+    def open(self, call: Call) -> MCPToolset:
+        # The FastMCP Client under the toolset negotiates the era itself (mode="auto", its default).
+        print(f"protocol version {call.protocol_version!r} requested; the FastMCP client negotiates its own (mode='auto')", file=sys.stderr)
+        # read_timeout is the FastMCP Client's `timeout` (mcp's session read timeout, per request,
+        # the call's included; default 300 s); init_timeout bounds the connect (default 5 s). mcp's
+        # server/discover probe keeps its own fixed 10 s, cut short by init_timeout. Both are the
+        # toolset's, set once from the case's first call: direct_call_tool takes no timeout.
+        return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+
+    async def call(self, toolset: MCPToolset, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        returned = await steps.list_then_call(call, toolset.list_tools, lambda: toolset.direct_call_tool(call.tool, call.arguments))
+        return from_result(returned)
 
 
 if __name__ == "__main__":
-    # Pydantic AI is imported above and the adapter takes no arguments of its own: each call is one
-    # `asyncio.run` (in persistent mode, many at once on threads of their own).
-    contract.main(lambda _arguments: lambda call: asyncio.run(observe(call)), package=PACKAGE)
+    # Pydantic AI is imported above and the adapter takes no arguments of its own. Each toolset
+    # lives on a thread and an asyncio loop of its own (../kept.py), many at once in persistent mode.
+    contract.main(lambda _arguments: kept.serving(PydanticAi()), package=PACKAGE)

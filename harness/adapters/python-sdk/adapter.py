@@ -1,7 +1,8 @@
 """mcp-error-layers adapter for the official Python SDK (PyPI `mcp`, pinned in requirements.lock).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+one client (one session), kept between them by ../kept.py.
 
 The adapter drives the SDK's public client API only: `streamable_http_client` for the transport,
 `ClientSession` on top of it, `discover()` (2026-07-28) or `initialize()` (the 2025 handshake era),
@@ -25,13 +26,14 @@ all of it. Without `--tasks`, or on an SDK without that API, such a call is `uns
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import pathlib
 import re
 import sys
 from datetime import timedelta
 from importlib.metadata import version as package_version
-from typing import Any
+from typing import Any, AsyncIterator
 
 import anyio
 from pydantic import ValidationError
@@ -42,6 +44,7 @@ from mcp.client.streamable_http import streamable_http_client
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 from contract import Call, observation  # noqa: E402
 
 try:
@@ -76,9 +79,6 @@ PACKAGE = "mcp"
 SDK_VERSION = package_version(PACKAGE)
 # The task statuses after which `poll_task` stops (2025-11-25, "Task Status").
 TERMINAL_STATUSES = ("completed", "failed", "cancelled")
-# How long the SDK's own teardown (task groups, DELETE of a session) may take once the call has
-# an observation; past that the observation stands and teardown is abandoned.
-TEARDOWN_SECONDS = 2.0
 
 
 def from_result(result: Any) -> dict[str, Any]:
@@ -105,25 +105,24 @@ def timeout_messages(method: str, timeout_s: float) -> list[str]:
 
 def from_error(error: BaseException, steps: contract.Steps, modern: bool, timeout_s: float) -> dict[str, Any]:
     """Observation for an exception the SDK raised during `steps.now`."""
-    first, text = contract.unwrap(error)
-    text = steps.where + text
+    text = steps.where + contract.caught(error)
     method = {"connect": "server/discover" if modern else "initialize", "list": "tools/list", "call": "tools/call"}[steps.now]
 
-    if isinstance(first, MCPError):
+    if isinstance(error, MCPError):
         # The dispatcher's own deadline: REQUEST_TIMEOUT with its fixed message. Any other MCPError
         # is a JSON-RPC error as the SDK surfaces it, including the ones the streamable HTTP
         # transport synthesizes for HTTP-level failures (see README: it hides the HTTP layer).
-        if first.error.code == REQUEST_TIMEOUT and first.error.message in timeout_messages(method, timeout_s):
+        if error.error.code == REQUEST_TIMEOUT and error.error.message in timeout_messages(method, timeout_s):
             return observation("TIMEOUT", text)
-        return observation("JSONRPC_ERROR", text, code=first.error.code)
-    if isinstance(first, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult|CreateTaskResult", first.title):
+        return observation("JSONRPC_ERROR", text, code=error.error.code)
+    if isinstance(error, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult|CreateTaskResult", error.title):
         # ClientSession.send_request validates the result against the negotiated version's schema
         # and documents pydantic.ValidationError for a non-conforming result. Only a failure of the
         # tools/call result model counts; call_tool also lists tools (to check output schemas),
         # and a ListToolsResult failure says nothing about the tool result. A task call's answer
         # to tools/call is a CreateTaskResult, its final result a CallToolResult.
         return observation("INVALID_TOOL_RESULT", text)
-    return contract.from_http_layer(httpx2, first, text) or observation("UNCLASSIFIED_ERROR", text)
+    return contract.from_http_layer(httpx2, error, text) or observation("UNCLASSIFIED_ERROR", text)
 
 
 async def call_as_task(session: ClientSession, call: Call) -> dict[str, Any]:
@@ -167,68 +166,69 @@ def statuses(seen: list[str]) -> str:
     return f" (task statuses: {', '.join(seen)})" if seen else ""
 
 
-async def observe(call: Call) -> dict[str, Any]:
-    """Makes one tool call with the SDK and returns an observation dict."""
-    version = call.protocol_version
-    if HAS_DISCOVER and version not in MODERN_PROTOCOL_VERSIONS and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-        return {"unsupported": f"mcp {SDK_VERSION} does not speak protocol version {version!r}"}
-    modern = HAS_DISCOVER and version in MODERN_PROTOCOL_VERSIONS
-    if not HAS_DISCOVER and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-        # As the TypeScript SDK: no stateless era, so the call runs over an initialize handshake
-        # (the wire server answers initialize in every era; the tools/call reply is the same).
-        print(f"mcp {SDK_VERSION} has no server/discover: {version} runs over the initialize handshake", file=sys.stderr)
-    call_timeout = timedelta(seconds=call.timeout_s) if TIMEOUT_AS_TIMEDELTA else call.timeout_s
-    call_options: dict[str, Any] = {"read_timeout_seconds": call_timeout}
-    if "allow_input_required" in CALL_TOOL_PARAMETERS:
-        call_options["allow_input_required"] = True
-    result: dict[str, Any] | None = None
-    steps = contract.Steps(connect="connect", list="list_tools", call="call_tool")
-    try:
-        with anyio.CancelScope() as bounded:
-            # mcp 2.x yields (read, write); 1.x adds a get_session_id callback.
-            async with streamable_http_client(call.endpoint) as streams:
-                read_stream, write_stream = streams[0], streams[1]
-                # The case's timeout is for the call (read_timeout_seconds of call_tool); the
-                # connect keeps the SDK's defaults, so that a slow start on a loaded machine is
-                # not reported as the call's timeout.
-                async with ClientSession(
-                    read_stream,
-                    write_stream,
-                    client_info=types.Implementation(name="mcp-error-layers-adapter", version=SDK_VERSION),
-                ) as session:
-                    try:
-                        # 2026-07-28: the SDK's stateless era, entered with a server/discover
-                        # probe. 2025 versions: the initialize handshake (the SDK offers its
-                        # newest handshake version; the server echoes one it supports).
-                        if modern:
-                            await session.discover()
-                        else:
-                            await session.initialize()
-                        if call.task is not None:
-                            result = await steps.list_then_call(call, session.list_tools, lambda: call_as_task(session, call))
-                        else:
-                            returned = await steps.list_then_call(
-                                call, session.list_tools, lambda: session.call_tool(call.tool, call.arguments, **call_options)
-                            )
-                            result = from_result(returned)
-                    except Exception as error:  # noqa: BLE001 - every SDK error is an observation
-                        result = from_error(error, steps, modern, call.timeout_s)
-                    # The observation stands; the SDK's teardown (the session's DELETE, its task
-                    # groups) gets a bounded time and is abandoned after that.
-                    bounded.deadline = anyio.current_time() + TEARDOWN_SECONDS
-    except Exception as error:  # noqa: BLE001 - raised by the transport's tasks or its teardown
-        if result is None:
-            result = from_error(error, steps, modern, call.timeout_s)
+class PythonSdk(kept.Row):
+    """The SDK's client for the calls of a case: one `streamable_http_client`, one `ClientSession`
+    on it, entered (and discovered or initialized) before the first call, left after the last."""
+
+    def steps(self) -> contract.Steps:
+        return contract.Steps(connect="connect", list="list_tools", call="call_tool")
+
+    def refuse(self, call: Call) -> dict[str, Any] | None:
+        version = call.protocol_version
+        if HAS_DISCOVER and version not in MODERN_PROTOCOL_VERSIONS and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return {"unsupported": f"mcp {SDK_VERSION} does not speak protocol version {version!r}"}
+        return None
+
+    @contextlib.asynccontextmanager
+    async def open(self, call: Call) -> AsyncIterator[ClientSession]:
+        version = call.protocol_version
+        if not HAS_DISCOVER and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            # As the TypeScript SDK: no stateless era, so the call runs over an initialize handshake
+            # (the wire server answers initialize in every era; the tools/call reply is the same).
+            print(f"mcp {SDK_VERSION} has no server/discover: {version} runs over the initialize handshake", file=sys.stderr)
+        # mcp 2.x yields (read, write); 1.x adds a get_session_id callback.
+        async with streamable_http_client(call.endpoint) as streams:
+            # The case's timeout is for the call (read_timeout_seconds of call_tool); the connect
+            # keeps the SDK's defaults, so that a slow start on a loaded machine is not reported
+            # as the call's timeout.
+            async with ClientSession(
+                streams[0],
+                streams[1],
+                client_info=types.Implementation(name="mcp-error-layers-adapter", version=SDK_VERSION),
+            ) as session:
+                yield session
+
+    async def start(self, session: ClientSession, call: Call) -> None:
+        # 2026-07-28: the SDK's stateless era, entered with a server/discover probe. 2025 versions:
+        # the initialize handshake (the SDK offers its newest handshake version; the server echoes
+        # one it supports).
+        if modern(call):
+            await session.discover()
         else:
-            print(f"teardown: {contract.describe(error)}", file=sys.stderr)
-    if result is None:
-        result = observation("UNCLASSIFIED_ERROR", "the SDK gave neither a result nor an error before teardown")
-    return result
+            await session.initialize()
+
+    async def call(self, session: ClientSession, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        if call.task is not None:
+            return await steps.list_then_call(call, session.list_tools, lambda: call_as_task(session, call))
+        call_timeout = timedelta(seconds=call.timeout_s) if TIMEOUT_AS_TIMEDELTA else call.timeout_s
+        options: dict[str, Any] = {"read_timeout_seconds": call_timeout}
+        if "allow_input_required" in CALL_TOOL_PARAMETERS:
+            options["allow_input_required"] = True
+        returned = await steps.list_then_call(call, session.list_tools, lambda: session.call_tool(call.tool, call.arguments, **options))
+        return from_result(returned)
+
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        return from_error(error, steps, modern(call), call.timeout_s)
+
+
+def modern(call: Call) -> bool:
+    """Whether the call speaks the SDK's stateless era (2026-07-28), entered with server/discover."""
+    return HAS_DISCOVER and call.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 if __name__ == "__main__":
     # The SDK is imported above; the one argument of its own is `--tasks`, honoured where the SDK
-    # has the experimental task API. Each call is one `anyio.run` (in persistent mode on a thread
-    # of its own, many at once).
+    # has the experimental task API. The calls of a case run on one client, on a thread and an
+    # event loop of its own (../kept.py); many clients at once in persistent mode.
     TASKS = "--tasks" in sys.argv[1:] and hasattr(ClientSession, "experimental")
-    contract.main(lambda _arguments: lambda call: anyio.run(observe, call), package=PACKAGE, options="[--tasks]", tasks=TASKS)
+    contract.main(lambda _arguments: kept.serving(PythonSdk()), package=PACKAGE, options="[--tasks]", tasks=TASKS)

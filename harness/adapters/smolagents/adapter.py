@@ -3,7 +3,8 @@ requirements.lock; it calls MCP through `mcpadapt`, which runs on the 1.x line o
 `mcp` SDK).
 
 The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-call per process or many at once, read and answered by ../contract.py.
+call per process or many at once, read and answered by ../contract.py. The calls of a case run on
+one client, kept between them by ../kept.py.
 
 It witnesses what an application sees through the framework's documented entry point:
 `MCPClient({"url": ..., "transport": "streamable-http"}, adapter_kwargs={...},
@@ -18,6 +19,11 @@ by a loaded machine must not be reported as the call's outcome. The HTTP timeout
 only the URL to `streamablehttp_client`). `structured_output=False` is today's default, set to
 silence the warning that it will change.
 
+What an application keeps between calls is the `MCPClient` it constructed (and the tools it got
+from it): one session, run by the client's own loop thread, for every call of a case, and
+`disconnect()` after the last. The framework's calls are synchronous: the row makes them on a
+worker thread (`asyncio.to_thread`), so that a call that never returns blocks only itself.
+
 The tool returns the first content item (its text) whether or not the result had `isError`:
 nothing says it was an error, so a returned value is TOOL_SUCCESS. The errors that reach the
 caller are the `mcp` SDK's, unwrapped by `concurrent.futures` (`McpError`, pydantic's
@@ -27,11 +33,12 @@ error in the loop thread is not passed on), and the adapter's `ValueError` for a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import pathlib
 import sys
-import threading
 from importlib.metadata import version as package_version
-from typing import Any
+from typing import Any, AsyncIterator
 
 from mcp.shared.version import LATEST_PROTOCOL_VERSION
 from mcpadapt.smolagents_adapter import _sanitize_function_name
@@ -40,13 +47,11 @@ from smolagents import MCPClient
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 import contract  # noqa: E402
+import kept  # noqa: E402
 import mcp1_surface  # noqa: E402 - how mcp 1.x, under the framework, surfaces a call
 from contract import Call, observation  # noqa: E402
 
 PACKAGE = "smolagents"
-# How long `disconnect()` (cancelling the session's task, joining its thread) may take once the call
-# has an observation; past that the observation stands and the daemon thread is left behind.
-TEARDOWN_SECONDS = 2.0
 
 
 def from_returned(returned: Any) -> dict[str, Any]:
@@ -57,10 +62,9 @@ def from_returned(returned: Any) -> dict[str, Any]:
 
 def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
     """Observation for an exception the framework raised during `steps.now`."""
-    first, text = contract.unwrap(error)
     # mcpadapt's connect TimeoutError is raised for any failure to connect (a refused connection,
     # an HTTP error, a timeout alike): it names no layer, so it stays UNCLASSIFIED_ERROR.
-    return mcp1_surface.from_error(first, steps.where + text, steps, timeout_s)
+    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s)
 
 
 def find(tools: list[Any], name: str) -> Any | None:
@@ -70,46 +74,48 @@ def find(tools: list[Any], name: str) -> Any | None:
     return next((tool for tool in tools if tool.name in wanted), None)
 
 
-def disconnect(client: MCPClient) -> None:
-    """Closes the client, giving up (with a note) when that takes longer than TEARDOWN_SECONDS:
-    `close()` joins the session's thread without a timeout."""
-    closing = threading.Thread(target=client.disconnect, daemon=True)
-    closing.start()
-    closing.join(TEARDOWN_SECONDS)
-    if closing.is_alive():
-        print(f"teardown: disconnect() still running after {TEARDOWN_SECONDS} s; abandoned", file=sys.stderr)
+class Smolagents(kept.Row):
+    """The framework for the calls of a case: one `MCPClient` (its session on its own loop thread),
+    constructed before the first call, each call a tool of it, `disconnect()` after the last."""
 
+    def steps(self) -> contract.Steps:
+        # The constructor is the connect and the listing at once; the call is `tool(**arguments)`.
+        return contract.Steps(connect="MCPClient", list="MCPClient", call="tool call")
 
-def observe(call: Call) -> dict[str, Any]:
-    """Makes one tool call through the framework (synchronously, on the caller's thread) and
-    returns an observation dict."""
-    if call.protocol_version != LATEST_PROTOCOL_VERSION:
-        print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
-    # The constructor is the connect and the listing at once; the call is `tool(**arguments)`.
-    steps = contract.Steps(connect="MCPClient", list="MCPClient", call="tool call")
-    try:
-        client = MCPClient(
-            {"url": call.endpoint, "transport": "streamable-http"},
-            # mcpadapt applies the session timeout only when it is a float or a timedelta.
-            adapter_kwargs={"client_session_timeout_seconds": call.timeout_s},
-            structured_output=False,
-        )
-    except Exception as error:  # noqa: BLE001 - every error the application receives is an observation
-        return from_error(error, steps, call.timeout_s)
-    try:
-        tool = find(client.get_tools(), call.tool)
+    @contextlib.asynccontextmanager
+    async def open(self, call: Call) -> AsyncIterator[MCPClient]:
+        if call.protocol_version != LATEST_PROTOCOL_VERSION:
+            print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
+        client = await asyncio.to_thread(connect, call)
+        try:
+            yield client
+        finally:
+            # `disconnect()` joins the loop thread without a timeout: ../kept.py bounds the wait.
+            await asyncio.to_thread(client.disconnect)
+
+    async def call(self, client: MCPClient, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        tools = client.get_tools()
+        tool = find(tools, call.tool)
         if tool is None:
-            names = ", ".join(t.name for t in client.get_tools()) or "none"
+            names = ", ".join(t.name for t in tools) or "none"
             return observation("UNCLASSIFIED_ERROR", f"MCPClient listed no tool named {call.tool!r} (got {names})")
-        steps.now = "call"
-        return from_returned(tool(**call.arguments))
-    except Exception as error:  # noqa: BLE001 - every error the application receives is an observation
+        return from_returned(await asyncio.to_thread(lambda: tool(**call.arguments)))
+
+    def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
         return from_error(error, steps, call.timeout_s)
-    finally:
-        disconnect(client)
+
+
+def connect(call: Call) -> MCPClient:
+    """The framework's client, connected (its constructor blocks until the session is ready)."""
+    return MCPClient(
+        {"url": call.endpoint, "transport": "streamable-http"},
+        # mcpadapt applies the session timeout only when it is a float or a timedelta.
+        adapter_kwargs={"client_session_timeout_seconds": call.timeout_s},
+        structured_output=False,
+    )
 
 
 if __name__ == "__main__":
-    # The framework is imported above and the adapter takes no arguments of its own: each call
-    # runs on the caller's thread (in persistent mode a thread of its own, many at once).
-    contract.main(lambda _arguments: observe, package=PACKAGE)
+    # The framework is imported above and the adapter takes no arguments of its own. The calls of
+    # a case run on one client (../kept.py); the framework's blocking calls on worker threads.
+    contract.main(lambda _arguments: kept.serving(Smolagents()), package=PACKAGE)
