@@ -4,13 +4,15 @@
 // @modelcontextprotocol/*.
 //
 // The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
-// call per process or many at once, read and answered by ../contract.mjs.
+// call per process or many at once, read and answered by ../contract.mjs. The calls of a case run
+// on one client (createMCPClient), made for the first and closed after the last, as an
+// application keeps its client (docs/adapters.md, "One client per case").
 //
 //   adapter.mjs [--max-retries N] <endpoint-url>
 //
 // `--max-retries N` sets createMCPClient's `maxRetries` (default: not passed, the SDK's 0): that
 // is the variant ai-sdk+retries2. Nothing else departs from the SDK's defaults except the era
-// switch the SDK documents: a case that prefers a 2025 version gets
+// switch the SDK documents, per client: a case that prefers a 2025 version gets
 // `protocolVersionDiscovery: false` (initialize first); 2026-07-28 keeps the default (probe with
 // server/discover, fall back to initialize).
 //
@@ -113,44 +115,79 @@ function classify(error, { steps, timeoutMs, reported }) {
 }
 
 function fromError(error, { steps, timeoutMs, reported }) {
+  const grouped = contract.caught(error, describe, steps.where);
+  if (grouped) return grouped;
   const text = steps.where + describe(error) + reported.besides(error, error?.cause);
   const c = classify(error, { steps, timeoutMs, reported }) ?? { outcome: 'UNCLASSIFIED_ERROR', status: null, code: null };
   return observation(c.outcome, c.status, c.code, text);
 }
 
-/** Makes one tool call with the SDK and returns an observation object. */
-async function observe(call) {
-  const reported = new contract.Reported('onUncaughtError', describe);
-  const config = { transport: { type: 'http', url: call.endpoint }, onUncaughtError: reported.listener };
-  if (MAX_RETRIES !== undefined) config.maxRetries = MAX_RETRIES;
-  if (call.protocolVersion !== MODERN) {
-    // The SDK's switch for a legacy server: initialize without the server/discover probe. It
-    // offers 2025-11-25 in initialize whatever 2025 version the case prefers.
-    config.protocolVersionDiscovery = false;
-    if (call.protocolVersion !== '2025-11-25') console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} offers 2025-11-25 in initialize`);
-  }
-  let client;
-  const steps = new contract.Steps({ connect: 'createMCPClient', list: 'listTools', call: 'callTool' });
-  let obs;
-  try {
+/**
+ * The SDK's client for the calls of a case (`contract.keeping`): one `createMCPClient`, made
+ * before the first call, every call of the case on it, closed after the last. Each call's steps
+ * carry its own `reported`: what the SDK passed to onUncaughtError while that call (or the
+ * connect) ran; what it reports between calls or on close goes to stderr only.
+ */
+const row = {
+  steps: () =>
+    Object.assign(new contract.Steps({ connect: 'createMCPClient', list: 'listTools', call: 'callTool' }), {
+      reported: reportedNow(),
+    }),
+
+  async open(call, steps) {
+    const kept = { client: undefined, reported: steps.reported, closing: undefined };
+    const config = {
+      transport: { type: 'http', url: call.endpoint },
+      // To the collector of the call (or connect) running now.
+      onUncaughtError: (error) => kept.reported.listener(error),
+    };
+    if (MAX_RETRIES !== undefined) config.maxRetries = MAX_RETRIES;
+    if (call.protocolVersion !== MODERN) {
+      // The SDK's switch for a legacy server: initialize without the server/discover probe. It
+      // offers 2025-11-25 in initialize whatever 2025 version the case prefers.
+      config.protocolVersionDiscovery = false;
+      if (call.protocolVersion !== '2025-11-25') console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} offers 2025-11-25 in initialize`);
+    }
     // The case's timeout is for the call; the connect keeps the SDK's defaults.
-    client = await createMCPClient(config);
-    const result = await steps.listThenCall(
-      call,
-      () => client.listTools(),
-      () => client.callTool({ name: call.tool, arguments: call.arguments, options: { timeout: call.timeoutMs } }),
-    );
-    obs = fromResult(result);
-  } catch (error) {
-    obs = fromError(error, { steps, timeoutMs: call.timeoutMs, reported });
-  }
-  // `await client.close()` as an application does: in a 2025 session it sends the DELETE that
-  // ends the session. Awaited so that the server sees the same requests on every run, bounded
-  // so that a close that never finishes is not taken for a hang of the call.
-  if (client) await closeWithin(client, CLOSE_BOUND_MS);
-  return { ...obs, retry: RETRY };
+    kept.client = await createMCPClient(config);
+    return kept;
+  },
+
+  async call(kept, call, steps) {
+    kept.reported = steps.reported;
+    try {
+      const result = await steps.listThenCall(
+        call,
+        () => kept.client.listTools(),
+        () => kept.client.callTool({ name: call.tool, arguments: call.arguments, options: { timeout: call.timeoutMs } }),
+      );
+      return { ...fromResult(result), retry: RETRY };
+    } finally {
+      kept.reported = reportedNow();
+      // The last call awaits the close, as an application does (`await client.close()`): in a
+      // 2025 session it sends the DELETE that ends the session, so that the server sees the
+      // same requests on every run.
+      if (call.isLast) await closeOnce(kept);
+    }
+  },
+
+  error: (error, call, steps) => ({ ...fromError(error, { steps, timeoutMs: call.timeoutMs, reported: steps.reported }), retry: RETRY }),
+
+  close: closeOnce,
+};
+
+/** A fresh collector of what the SDK passes to onUncaughtError. */
+function reportedNow() {
+  return new contract.Reported('onUncaughtError', describe);
 }
 
+/** Closes the kept client once (the last call and `contract.keeping` may both ask). */
+function closeOnce(kept) {
+  kept.closing ??= closeWithin(kept.client, CLOSE_BOUND_MS);
+  return kept.closing;
+}
+
+/** Bounded so that a close that never finishes is not taken for a hang of the call. */
 const CLOSE_BOUND_MS = 1000;
 
 async function closeWithin(client, ms) {
@@ -168,4 +205,4 @@ async function closeWithin(client, ms) {
   }
 }
 
-contract.run(observe, { sdk: SDK, options: '[--max-retries N]', describeOne: describe });
+contract.run(contract.keeping(row), { sdk: SDK, options: '[--max-retries N]', describeOne: describe });

@@ -8,13 +8,15 @@
 // call per process or many at once, read and answered by ../contract.mjs.
 //
 // It witnesses what an application sees through the documented entry point with its defaults:
-// `new MCPClient({id, servers: {s: {url, timeout, connectTimeout}}, timeout})`, `listTools()`
-// (tools keyed `${server}_${tool}`), the tool's `execute(args)` (core 1.x: `execute(inputData,
-// context)`, the context optional), then `disconnect()`. The case's timeout goes in every
-// documented timeout: `timeout` (each request, tools/call included) and `connectTimeout` (the connect,
-// default 3000 ms). The protocol version is left to Mastra's default ('auto': probe with
-// server/discover, fall back to initialize). Each call gets an `id` of its own: a second MCPClient
-// with the same id and another config disconnects the first, which would end a call in flight.
+// `new MCPClient({id, servers: {s: {url, timeout, connectTimeout}}, timeout})` and `listTools()`
+// (tools keyed `${server}_${tool}`) once per case, the tool's `execute(args)` (core 1.x:
+// `execute(inputData, context)`, the context optional) for each of its calls, then `disconnect()`
+// after the last (docs/adapters.md, "One client per case"). The first call's timeout goes in every
+// documented timeout, as an application configures its client once: `timeout` (each request,
+// tools/call included) and `connectTimeout` (the connect, default 3000 ms). The protocol version
+// is left to Mastra's default ('auto': probe with server/discover, fall back to initialize). Each
+// client gets an `id` of its own: a second MCPClient with the same id and another config
+// disconnects the first, which would end another case's client.
 //
 // What `execute` surfaces, and how it maps:
 // - it resolves to the tool's value: the CallToolResult, or its structuredContent when there is
@@ -109,9 +111,11 @@ function typedOutcome(error) {
   return ['UNCLASSIFIED_ERROR', null, null];
 }
 
-/** Observation for an error `execute` threw. */
-function fromError(error) {
-  const text = `execute failed: ${describe(error)}`;
+/** Observation for an error thrown `where` (`execute failed: `, say). */
+function fromError(error, where) {
+  const grouped = contract.caught(error, describe, where);
+  if (grouped) return grouped;
+  const text = `${where}${describe(error)}`;
   if (error instanceof MastraError) {
     const outcome = error.id === TOOL_EXECUTION_FAILED ? 'TOOL_ERROR' : 'UNCLASSIFIED_ERROR';
     return observation(outcome, null, null, text);
@@ -120,31 +124,55 @@ function fromError(error) {
   return observation(outcome, status, code, text);
 }
 
-let calls = 0;
+/** A `listTools()` without the case's tool: the application never got a tool to call. */
+class NoTool extends Error {}
 
-/** Makes one tool call through the framework and returns an observation object. */
-async function observe(call) {
-  calls += 1;
-  console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} is left at its default protocolVersion (auto: server/discover first)`);
-  const mcp = new MCPClient({
-    id: `mcp-error-layers-${process.pid}-${calls}`,
-    servers: { [SERVER]: { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs } },
-    timeout: call.timeoutMs,
-  });
+/** The call's tool among `tools` (what `listTools()` gave), or NoTool. */
+function toolOf(tools, call) {
   const key = `${SERVER}_${call.tool}`;
-  try {
-    const tools = await mcp.listTools();
-    const tool = tools[key];
-    if (!tool) {
-      const got = Object.keys(tools).join(', ') || 'none';
-      return observation('UNCLASSIFIED_ERROR', null, null, `listTools returned no tool ${key} (got ${got}): it leaves out a server that failed, without an error`);
-    }
-    return fromValue(await tool.execute(call.arguments));
-  } catch (error) {
-    return fromError(error);
-  } finally {
-    mcp.disconnect().catch((error) => console.error(`disconnect: ${describe(error)}`));
-  }
+  if (tools[key]) return tools[key];
+  const got = Object.keys(tools).join(', ') || 'none';
+  throw new NoTool(`listTools returned no tool ${key} (got ${got}): it leaves out a server that failed, without an error`);
 }
 
-contract.run(observe, { sdk: FRAMEWORK, describeOne: describe });
+let clients = 0;
+
+/**
+ * Mastra's client for the calls of a case (`contract.keeping`): one `MCPClient` and the tools its
+ * `listTools()` gave, kept between the calls; the tool's `execute` for each call.
+ */
+const row = {
+  steps: () => new contract.Steps({ connect: 'listTools', list: 'listTools', call: 'execute' }),
+
+  async open(call) {
+    console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} is left at its default protocolVersion (auto: server/discover first)`);
+    clients += 1;
+    const mcp = new MCPClient({
+      id: `mcp-error-layers-${process.pid}-${clients}`,
+      servers: { [SERVER]: { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs } },
+      timeout: call.timeoutMs,
+    });
+    try {
+      const tools = await mcp.listTools();
+      // A server that failed is left out without an error: with no tool, the application has
+      // nothing to keep, and its next call starts again.
+      toolOf(tools, call);
+      return { mcp, tools };
+    } catch (error) {
+      mcp.disconnect().catch((closing) => console.error(`disconnect: ${describe(closing)}`));
+      throw error;
+    }
+  },
+
+  async call({ tools }, call, steps) {
+    const tool = toolOf(tools, call);
+    steps.now = 'call';
+    return fromValue(await tool.execute(call.arguments));
+  },
+
+  error: (error, _call, steps) => (error instanceof NoTool ? observation('UNCLASSIFIED_ERROR', null, null, error.message) : fromError(error, steps.where)),
+
+  close: ({ mcp }) => mcp.disconnect(),
+};
+
+contract.run(contract.keeping(row), { sdk: FRAMEWORK, describeOne: describe });

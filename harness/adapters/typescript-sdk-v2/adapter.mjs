@@ -8,9 +8,11 @@
 // The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport,
 // connect, callTool with the SDK's own `timeout` request option), with the SDK's default options,
 // and maps what the SDK surfaces (its result, its typed errors SdkError / SdkHttpError /
-// ProtocolError and their codes and fields) to an outcome. It never sees the case.
+// ProtocolError and their codes and fields) to an outcome. It never sees the case. The calls of
+// a case run on one Client, connected for the first and closed after the last, as an
+// application keeps its client (docs/adapters.md, "One client per case").
 //
-// The one choice it makes per call is the SDK's documented switch for the protocol era: a case
+// The one choice it makes per client is the SDK's documented switch for the protocol era: a case
 // that prefers 2026-07-28 gets `versionNegotiation: { mode: 'auto' }` (probe with server/discover,
 // fall back to initialize); any other version gets the SDK's default ('legacy': initialize).
 
@@ -72,6 +74,8 @@ function inChain(error, test) {
  * first).
  */
 function fromError(error, { steps, reported }) {
+  const grouped = contract.caught(error, describe, steps.where);
+  if (grouped) return grouped;
   const where = steps.where;
   const text = where + describe(error) + reported.besides(error);
 
@@ -129,33 +133,56 @@ function fromError(error, { steps, reported }) {
   return observation(contract.fetchOutcome(error) ?? 'UNCLASSIFIED_ERROR', null, null, text);
 }
 
-/** Makes one tool call with the SDK and returns an observation object. */
-async function observe(call) {
-  const options = { capabilities: {} };
-  if (call.protocolVersion === MODERN) {
-    options.versionNegotiation = { mode: 'auto' };
-  } else if (call.protocolVersion !== LATEST_PROTOCOL_VERSION) {
-    console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} offers ${LATEST_PROTOCOL_VERSION} in initialize`);
-  }
-  const reported = new contract.Reported('onerror', describe);
-  const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, options);
-  client.onerror = reported.listener;
-  const transport = new StreamableHTTPClientTransport(new URL(call.endpoint));
-  const steps = new contract.Steps({ connect: 'connect', list: 'listTools', call: 'callTool' });
-  try {
-    // The case's timeout is for the call; the connect keeps the SDK's default request timeout.
-    await client.connect(transport);
+/**
+ * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
+ * `StreamableHTTPClientTransport`, connected before the first call, closed after the last.
+ * `reported` holds what the SDK passed to `Client.onerror` during the current call.
+ */
+const row = {
+  steps: () => new contract.Steps({ connect: 'connect', list: 'listTools', call: 'callTool' }),
+
+  async open(call) {
+    const options = { capabilities: {} };
+    if (call.protocolVersion === MODERN) {
+      options.versionNegotiation = { mode: 'auto' };
+    } else if (call.protocolVersion !== LATEST_PROTOCOL_VERSION) {
+      console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} offers ${LATEST_PROTOCOL_VERSION} in initialize`);
+    }
+    const reported = new contract.Reported('onerror', describe);
+    const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, options);
+    client.onerror = reported.listener;
+    const kept = { client, reported };
+    try {
+      // The case's timeout is for the call; the connect keeps the SDK's default request timeout.
+      await client.connect(new StreamableHTTPClientTransport(new URL(call.endpoint)));
+      return kept;
+    } catch (error) {
+      client.close().catch((closing) => console.error(`close: ${describe(closing)}`));
+      throw Object.assign(new ConnectFailed(), { error, kept });
+    }
+  },
+
+  async call({ client, reported }, call, steps) {
+    // What onerror got during an earlier call of the case is that call's, not this one's.
+    reported.errors.length = 0;
     const result = await steps.listThenCall(
       call,
       () => client.listTools(),
       () => client.callTool({ name: call.tool, arguments: call.arguments }, { timeout: call.timeoutMs }),
     );
     return fromResult(result);
-  } catch (error) {
-    return fromError(error, { steps, reported });
-  } finally {
-    client.close().catch((error) => console.error(`close: ${describe(error)}`));
-  }
-}
+  },
 
-contract.run(observe, { sdk: SDK, describeOne: describe });
+  error(error, call, steps, client) {
+    // A failed connect carries what it had made: its reports.
+    const [thrown, kept] = error instanceof ConnectFailed ? [error.error, error.kept] : [error, client];
+    return fromError(thrown, { steps, reported: kept.reported });
+  },
+
+  close: ({ client }) => client.close(),
+};
+
+/** A connect that failed, with what it had made (the row's `error` reads its reports). */
+class ConnectFailed extends Error {}
+
+contract.run(contract.keeping(row), { sdk: SDK, describeOne: describe });

@@ -55,6 +55,8 @@ const describe = (error) => contract.describe(error, label);
  * first).
  */
 function fromError(error, { steps, timeoutMs, reported }) {
+  const grouped = contract.caught(error, describe, steps.where);
+  if (grouped) return grouped;
   const where = steps.where;
   const text = where + describe(error);
 
@@ -137,25 +139,40 @@ function withStatuses(obs, seen) {
   return seen.length ? { ...obs, detail: `${obs.detail} (task statuses: ${seen.join(', ')})` } : obs;
 }
 
-/** Makes one tool call with the SDK and returns an observation object. */
-async function observe(call) {
-  // The SDK negotiates LATEST_PROTOCOL_VERSION in `initialize` and offers no option to prefer
-  // another one, so the case's version cannot be honoured beyond what the SDK speaks. The adapter
-  // runs the SDK as it is (a 2026-07-28 case is run over a 2025 session): the wire server answers
-  // `initialize` in every era and the tools/call reply under test is the same.
-  if (call.protocolVersion !== LATEST_PROTOCOL_VERSION) {
-    console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} speaks ${LATEST_PROTOCOL_VERSION}`);
-  }
-  const reported = new contract.Reported('onerror', describe);
-  const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, { capabilities: {} });
-  client.onerror = reported.listener;
-  const transport = new StreamableHTTPClientTransport(new URL(call.endpoint));
-  const steps = new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: call.task === null ? 'callTool' : 'callToolStream' });
-  const seen = [];
-  try {
-    // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
-    // request timeout, so that a slow start on a loaded machine is not reported as the call's.
-    await client.connect(transport);
+/**
+ * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
+ * `StreamableHTTPClientTransport`, connected (initialize) before the first call, closed after the
+ * last. `reported` holds what the SDK passed to `Client.onerror` during the current call.
+ */
+const row = {
+  steps: (call) => new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: call.task === null ? 'callTool' : 'callToolStream' }),
+
+  async open(call) {
+    // The SDK negotiates LATEST_PROTOCOL_VERSION in `initialize` and offers no option to prefer
+    // another one, so the case's version cannot be honoured beyond what the SDK speaks. The
+    // adapter runs the SDK as it is (a 2026-07-28 case is run over a 2025 session): the wire
+    // server answers `initialize` in every era and the tools/call reply under test is the same.
+    if (call.protocolVersion !== LATEST_PROTOCOL_VERSION) {
+      console.error(`note: ${call.protocolVersion} requested; ${SDK.name} ${SDK.version} speaks ${LATEST_PROTOCOL_VERSION}`);
+    }
+    const reported = new contract.Reported('onerror', describe);
+    const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, { capabilities: {} });
+    client.onerror = reported.listener;
+    const kept = { client, reported, seen: [] };
+    try {
+      // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
+      // request timeout, so that a slow start on a loaded machine is not reported as the call's.
+      await client.connect(new StreamableHTTPClientTransport(new URL(call.endpoint)));
+      return kept;
+    } catch (error) {
+      client.close().catch((closing) => console.error(`close: ${describe(closing)}`));
+      throw Object.assign(new ConnectFailed(), { error, kept });
+    }
+  },
+
+  async call({ client, reported, seen }, call, steps) {
+    reported.errors.length = 0;
+    seen.length = 0;
     if (call.task !== null) {
       // The SDK decides on `params.task` by the tool's execution.taskSupport, which it learns
       // from tools/list: list first, as its task API expects.
@@ -175,12 +192,19 @@ async function observe(call) {
       () => client.callTool({ name: call.tool, arguments: call.arguments }, undefined, { timeout: call.timeoutMs }),
     );
     return fromResult(result);
-  } catch (error) {
-    return withStatuses(fromError(error, { steps, timeoutMs: call.timeoutMs, reported }), seen);
-  } finally {
-    client.close().catch((error) => console.error(`close: ${describe(error)}`));
-  }
-}
+  },
+
+  error(error, call, steps, client) {
+    // A failed connect carries what it had made: its reports.
+    const [thrown, kept] = error instanceof ConnectFailed ? [error.error, error.kept] : [error, client];
+    return withStatuses(fromError(thrown, { steps, timeoutMs: call.timeoutMs, reported: kept.reported }), kept.seen);
+  },
+
+  close: ({ client }) => client.close(),
+};
+
+/** A connect that failed, with what it had made (the row's `error` reads its reports). */
+class ConnectFailed extends Error {}
 
 const TASKS = process.argv.slice(2).includes('--tasks');
-contract.run(observe, { sdk: SDK, options: '[--tasks]', describeOne: describe, tasks: TASKS });
+contract.run(contract.keeping(row), { sdk: SDK, options: '[--tasks]', describeOne: describe, tasks: TASKS });
