@@ -201,8 +201,14 @@ class Client:
             return self._row.error(error, call, steps)
 
     def _ended_with(self, error: BaseException, call: Call, answer: Future, steps: contract.Steps, last: dict[str, Any] | None) -> None:
-        """The context ended with `error` while `call` was in flight, or after its observation
-        (`last`, the case's last call)."""
+        """The context ended with `error` while `call` was in flight, after its observation (`last`,
+        the case's last call), or after `call` was answered, while the client waited for the next."""
+        if answer.done():
+            # The session's task died between two calls: the application's client is gone with its
+            # block, and its next call finds none.
+            print(f"after call {call.index + 1}: {contract.describe(error)}", file=sys.stderr)
+            self._ended = f"no client: its context ended after call {call.index + 1} with {contract.caught(error)}"
+            return
         if last is not None:
             if isinstance(error, asyncio.CancelledError):
                 print(f"teardown: still running after {TEARDOWN_SECONDS} s; abandoned", file=sys.stderr)

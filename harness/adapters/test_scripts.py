@@ -7,6 +7,8 @@ import contextlib
 import pathlib
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -186,6 +188,8 @@ class FakeRow(kept.Row):
 
     def __init__(self) -> None:
         self.opened = 0
+        # Set when a client's session task dies (from the client's own thread).
+        self.died = threading.Event()
 
     def steps(self) -> contract.Steps:
         return contract.Steps(connect="connect", list="list", call="call")
@@ -202,6 +206,7 @@ class FakeRow(kept.Row):
     async def _session_task(self, client):
         await client["dead"].wait()
         if client.get("die"):
+            self.died.set()
             raise RuntimeError(client["die"])
         if client.get("close_error"):
             raise ValueError(client["close_error"])
@@ -219,6 +224,10 @@ class FakeRow(kept.Row):
             client["die"] = call.arguments["die"]
             client["dead"].set()
             await asyncio.sleep(10)  # cancelled by the dying task group
+        if "die_after" in call.arguments:
+            # The session's task dies once this call has answered, before the next comes.
+            client["die"] = call.arguments["die_after"]
+            asyncio.get_running_loop().call_later(0.05, client["dead"].set)
         return contract.observation("TOOL_SUCCESS", f"client {client['number']} call {client['calls']}")
 
     def error(self, error, call, steps):
@@ -268,6 +277,18 @@ class OneClientPerCase(unittest.TestCase):
         self.assertTrue(died.startswith("call failed: builtins.ExceptionGroup: unhandled errors in a TaskGroup"), died)
         self.assertIn("builtins.RuntimeError: transport gone", died)
         self.assertTrue(after.startswith("no client: its context ended at call 1 with builtins.ExceptionGroup"), after)
+        self.assertEqual(row.opened, 1)
+
+    def test_a_context_that_dies_between_calls_leaves_the_next_call_no_client(self):
+        row = FakeRow()
+        call = kept.serving(row)
+        first, second = case_calls({"die_after": "stream gone"}, {})
+        self.assertEqual(call(first)["detail"], "client 1 call 1")
+        self.assertTrue(row.died.wait(5))
+        time.sleep(0.1)  # the group's exit, on the client's loop, a few callbacks after
+        after = call(second)["detail"]
+        self.assertTrue(after.startswith("no client: its context ended after call 1 with builtins.ExceptionGroup"), after)
+        self.assertIn("builtins.RuntimeError: stream gone", after)
         self.assertEqual(row.opened, 1)
 
     def test_an_error_on_close_that_the_last_call_raised_already_is_named_once(self):
