@@ -127,20 +127,11 @@ pub fn awaits_client(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> b
             .any(|c| !c.passed && AFTER_THE_CALL.contains(&c.name))
 }
 
-/// Whether a client that reported its own timeout for call `index` may still send the
-/// `notifications/cancelled` a 2025 session asks for: a `tools/call` of the call went out in a
-/// session (it named one), and no cancel of the call has arrived yet. A client sends it after
-/// giving up, often after it reported; a cancel that no check judges still shows in the
-/// record, so the runner waits a little for it whatever the case, and the record is the same
-/// from run to run.
+/// Whether a client that gave up on call `index` by its own timeout may still send the
+/// `notifications/cancelled` a 2025 session asks for: the runner waits a little for it, so that
+/// the record is the same from run to run ([`cancel::may_follow`]).
 pub fn cancel_may_follow(index: usize, exchanges: &[Exchange]) -> bool {
-    let of_call = || exchanges.iter().filter(|e| e.call == index);
-    let in_session = of_call().any(|e| {
-        e.jsonrpc_method.as_deref() == Some("tools/call") && e.header("mcp-session-id").is_some()
-    });
-    let cancelled =
-        of_call().any(|e| e.jsonrpc_method.as_deref() == Some("notifications/cancelled"));
-    in_session && !cancelled
+    cancel::may_follow(index, exchanges)
 }
 
 /// The checks judged so far, each once, in the order they first applied.

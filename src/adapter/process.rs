@@ -326,11 +326,10 @@ impl ProcessAdapter {
         match &mut slot {
             Slot::Worker(_, notes) => notes.insert(0, note),
             Slot::OneShot { note: first, .. } => {
-                *first = Some(
-                    first
-                        .take()
-                        .map_or(note.clone(), |n| format!("{note}; {n}")),
-                )
+                *first = Some(match first.take() {
+                    Some(probe) => format!("{note}; {probe}"),
+                    None => note,
+                })
             }
             Slot::Failed(_) => {}
         }
