@@ -24,7 +24,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 35] = [
+pub const NAMES: [&str; 38] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -60,6 +60,10 @@ pub const NAMES: [&str; 35] = [
     "task-cancel-not-notification",
     "task-name-header",
     "no-tasks-result-2026",
+    // What an agent told its model (crate::model::told::checks): judged for agent rows only.
+    "tool-error-to-model",
+    "protocol-error-to-model",
+    "no-error-as-success",
 ];
 
 /// The checks that judge what a client sends after it gave up on a request (a cancel, a

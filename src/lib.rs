@@ -557,6 +557,7 @@ pub mod adapter;
 pub mod case;
 pub mod classify;
 pub mod engine;
+pub mod model;
 pub mod report;
 pub mod wire;
 

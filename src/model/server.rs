@@ -1,0 +1,353 @@
+//! The scripted model's HTTP server: bound to 127.0.0.1 on a port of its own, one per agent
+//! run. Each conversation request that offers the case's tool is a [`Turn`] its driver answers
+//! ([`ModelServer::next_turn`]); the rest (titles, checks, token counts, model lists) get a short
+//! answer at once. Every request is kept whole, within bounds.
+
+use super::api::{self, Api, Body, Reply, Route, ToolResult};
+use crate::wire::http::{RequestReadError, read_request_with};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
+
+/// The most requests one run's record keeps (later ones are answered, not kept).
+pub const MAX_REQUESTS: usize = 512;
+/// The most request bytes one run's record keeps, and the most a request may carry past what
+/// is kept (a larger one is answered 413).
+pub const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+/// The most turns a run's driver is asked about; later turns end with the final text, so an
+/// agent that loops on the tool ends.
+pub const MAX_TURNS: usize = 32;
+/// The longest a turn waits for its driver before it ends with the final text.
+pub const MAX_TURN_WAIT: Duration = Duration::from_secs(600);
+/// What a side request, and a turn past the driver, is answered.
+pub const FINAL_TEXT: &str = "done.";
+
+/// One request the model received, as it came.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelRequest {
+    /// Milliseconds since the server started.
+    pub at_ms: u64,
+    /// `POST`, `GET`.
+    pub method: String,
+    /// The request target.
+    pub path: String,
+    /// The headers, names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// The body as text (lossy UTF-8).
+    pub body: String,
+    /// `turn` (asked the driver), `side` (answered at once), `models`, `count-tokens`,
+    /// `unknown`.
+    pub kind: &'static str,
+}
+
+/// What the driver says to a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Say {
+    /// Call the case's tool with these arguments, as the call with this id.
+    Call {
+        /// The call's id (the API's `tool_use_id`, `call_id`, `tool_call_id`).
+        id: String,
+        /// A JSON object.
+        arguments: Value,
+    },
+    /// End the turn with this text.
+    Text(String),
+}
+
+/// A conversation request that offers the case's tool, waiting for its driver's answer.
+#[derive(Debug)]
+pub struct Turn {
+    /// Its place in the server's requests, from 0.
+    pub request: usize,
+    /// The API it spoke.
+    pub api: Api,
+    /// The agent's name for the case's tool, as this request lists it.
+    pub tool: String,
+    /// The tool results it carries, in order.
+    pub results: Vec<ToolResult>,
+    answer: oneshot::Sender<Say>,
+}
+
+impl Turn {
+    /// Answers the turn (a turn whose agent has gone is answered to no one).
+    pub fn answer(self, say: Say) {
+        let _ = self.answer.send(say);
+    }
+}
+
+/// The state the connections share.
+#[derive(Debug)]
+struct Shared {
+    started: Instant,
+    /// The case's tool, as the MCP server names it.
+    tool: String,
+    requests: Mutex<Kept>,
+    turns: mpsc::UnboundedSender<Turn>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    requests: Vec<ModelRequest>,
+    bytes: usize,
+    /// Requests seen, kept or not.
+    seen: usize,
+    turns: usize,
+}
+
+/// A scripted model on 127.0.0.1; stops when dropped.
+#[derive(Debug)]
+pub struct ModelServer {
+    url: String,
+    shared: Arc<Shared>,
+    turns: mpsc::UnboundedReceiver<Turn>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+impl ModelServer {
+    /// Starts a model whose turns are about `tool` (the case's tool as the MCP server names
+    /// it), on the current tokio runtime.
+    pub async fn start(tool: &str) -> std::io::Result<ModelServer> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (turns_tx, turns) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            started: Instant::now(),
+            tool: tool.to_owned(),
+            requests: Mutex::new(Kept::default()),
+            turns: turns_tx,
+        });
+        let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
+        Ok(ModelServer {
+            url,
+            shared,
+            turns,
+            accept,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, with no path: agents append their own (`/v1/messages`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The next turn; `None` once the server has stopped.
+    pub async fn next_turn(&mut self) -> Option<Turn> {
+        self.turns.recv().await
+    }
+
+    /// A turn that has come already, if any (without waiting).
+    pub fn next_turn_now(&mut self) -> Option<Turn> {
+        self.turns.try_recv().ok()
+    }
+
+    /// The requests so far, in order of arrival.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        lock(&self.shared.requests).requests.clone()
+    }
+
+    /// How many requests came, kept or not.
+    pub fn seen(&self) -> usize {
+        lock(&self.shared.requests).seen
+    }
+}
+
+fn lock(kept: &Mutex<Kept>) -> std::sync::MutexGuard<'_, Kept> {
+    // Plain data: still valid after a panic elsewhere.
+    kept.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    while let Ok((stream, _)) = listener.accept().await {
+        tokio::spawn(serve(stream, Arc::clone(&shared)));
+    }
+}
+
+/// One connection, one request: the answer closes it.
+async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    let room = |length: usize| length <= MAX_KEPT_BYTES;
+    let (status, body) = match read_request_with(&mut reader, room).await {
+        Ok(request) => {
+            let method = request.method.as_str().to_owned();
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            answer(&shared, method, request.path, request.headers, body).await
+        }
+        Err(RequestReadError::Closed) => return,
+        Err(RequestReadError::NoRoom(length)) => (
+            413,
+            api::json(&error_body(&format!(
+                "a body of {length} bytes is past the bound"
+            ))),
+        ),
+        Err(e) => (400, api::json(&error_body(&e.to_string()))),
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\ncache-control: \
+         no-cache\r\nconnection: close\r\n\r\n",
+        reason(status),
+        body.content_type,
+        body.bytes.len()
+    );
+    let _ = write.write_all(head.as_bytes()).await;
+    let _ = write.write_all(&body.bytes).await;
+    let _ = write.shutdown().await;
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        404 => "Not Found",
+        413 => "Payload Too Large",
+        _ => "Bad Request",
+    }
+}
+
+fn error_body(message: &str) -> Value {
+    serde_json::json!({"error": {"type": "invalid_request_error", "message": message}})
+}
+
+/// Keeps the request, then answers it: a turn by its driver, anything else at once.
+async fn answer(
+    shared: &Shared,
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: String,
+) -> (u16, Body) {
+    let route = api::route(&method, &path);
+    let parsed: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let turn_tool = match route {
+        Route::Generate(api) => find_tool(&api.tools(&parsed), &shared.tool),
+        _ => None,
+    };
+    let kind = match (route, &turn_tool) {
+        (Route::Generate(_), Some(_)) => "turn",
+        (Route::Generate(_), None) => "side",
+        (Route::CountTokens(_), _) => "count-tokens",
+        (Route::Models, _) => "models",
+        (Route::Unknown, _) => "unknown",
+    };
+    let index = keep(shared, &method, &path, headers, body, kind);
+    match (route, turn_tool) {
+        (Route::Generate(api), Some(tool)) => {
+            let framing = api.framing(&path, &parsed);
+            let say = ask(shared, index, api, tool.clone(), &parsed).await;
+            let reply = match &say {
+                Say::Call { id, arguments } => Reply::Call {
+                    id,
+                    name: &tool,
+                    arguments,
+                },
+                Say::Text(text) => Reply::Text(text),
+            };
+            (200, api.reply(reply, framing, &parsed))
+        }
+        (Route::Generate(api), None) => {
+            let framing = api.framing(&path, &parsed);
+            (200, api.reply(Reply::Text(FINAL_TEXT), framing, &parsed))
+        }
+        (Route::CountTokens(api), _) => (200, api::json(&api.count_tokens())),
+        (Route::Models, _) => (200, api::json(&api::models())),
+        (Route::Unknown, _) => (
+            404,
+            api::json(&error_body("the scripted model has no such path")),
+        ),
+    }
+}
+
+/// Hands the turn to the driver and waits for its answer (bounded): the final text when the
+/// driver has gone, was asked [`MAX_TURNS`] times already, or says nothing in time.
+async fn ask(shared: &Shared, index: usize, api: Api, tool: String, request: &Value) -> Say {
+    let asked = {
+        let mut kept = lock(&shared.requests);
+        kept.turns += 1;
+        kept.turns
+    };
+    let fallback = Say::Text(FINAL_TEXT.to_owned());
+    if asked > MAX_TURNS {
+        return fallback;
+    }
+    let (answer, answered) = oneshot::channel();
+    let turn = Turn {
+        request: index,
+        api,
+        tool,
+        results: api.results(request),
+        answer,
+    };
+    if shared.turns.send(turn).is_err() {
+        return fallback;
+    }
+    match tokio::time::timeout(MAX_TURN_WAIT, answered).await {
+        Ok(Ok(say)) => say,
+        _ => fallback,
+    }
+}
+
+/// Keeps a request (within the bounds); its index among all requests.
+fn keep(
+    shared: &Shared,
+    method: &str,
+    path: &str,
+    headers: Vec<(String, String)>,
+    body: String,
+    kind: &'static str,
+) -> usize {
+    let mut kept = lock(&shared.requests);
+    let index = kept.seen;
+    kept.seen = kept.seen.saturating_add(1);
+    let size = body.len().saturating_add(path.len());
+    if kept.requests.len() < MAX_REQUESTS && kept.bytes.saturating_add(size) <= MAX_KEPT_BYTES {
+        kept.bytes = kept.bytes.saturating_add(size);
+        let at_ms = u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        kept.requests.push(ModelRequest {
+            at_ms,
+            method: method.to_owned(),
+            path: path.to_owned(),
+            headers,
+            body,
+            kind,
+        });
+    }
+    index
+}
+
+/// The agent's name for `wanted` among `tools`: the same name, else one that ends with it
+/// after a separator (`mcp__probe__synthetic`, `probe__synthetic`, `probe_synthetic`,
+/// `probe/synthetic`), one naming the `probe` server first.
+pub fn find_tool(tools: &[String], wanted: &str) -> Option<String> {
+    if let Some(exact) = tools.iter().find(|name| *name == wanted) {
+        return Some(exact.clone());
+    }
+    let ends = |name: &&String| {
+        name.strip_suffix(wanted)
+            .and_then(|head| head.chars().last())
+            .is_some_and(|c| matches!(c, '_' | '/' | '.' | '-' | ':'))
+    };
+    let mut matching: Vec<&String> = tools.iter().filter(ends).collect();
+    matching.sort_by_key(|name| !name.contains("probe"));
+    matching.first().map(|name| (*name).clone())
+}
+
+/// The tools a side request offered, for a message: `[Bash, Read]`, or `no tools`.
+pub fn offered(request: &ModelRequest) -> String {
+    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+    let tools = match api::route(&request.method, &request.path) {
+        Route::Generate(api) => api.tools(&body),
+        _ => Vec::new(),
+    };
+    match tools.is_empty() {
+        true => "no tools".to_owned(),
+        false => format!("[{}]", tools.join(", ")),
+    }
+}
