@@ -51,6 +51,10 @@ pub struct CallContext {
     /// The client object this call runs on: the calls of one case share it, as an application
     /// keeps its client after a fault (docs/adapters.md, "One client per case").
     pub client: ClientRef,
+    /// What the MCP server sends for this call, as facts a text can carry: for the harness's
+    /// own drivers that judge a text against them (an agent row, [`crate::model::told`]);
+    /// `None` outside a case run.
+    pub(crate) model_facts: Option<Arc<crate::model::ModelFacts>>,
 }
 
 pub use crate::case::TaskCall;
@@ -113,6 +117,7 @@ impl CallContext {
             list_tools: false,
             task: None,
             client: ClientRef::single(),
+            model_facts: None,
         }
     }
 
@@ -286,6 +291,10 @@ pub enum Observes {
     /// whose expectation needs a finer outcome than success or error on its request checks
     /// and server counts only, a *coarse* judgement the reports mark ([`crate::coarse`]).
     ExitStatus,
+    /// What a coding agent told its model about the call (an agent row,
+    /// [`process::agent::AgentAdapter`]): an outcome judged from the told text, judged in
+    /// full, plus the model-side checks ([`crate::model::told::checks`]).
+    ModelTold,
 }
 
 /// A call's start-up (see [`Driver::start_up`]): how long the adapter may take before it can
@@ -351,6 +360,9 @@ pub struct DriverInfo {
     pub start_up_timeout: Option<Duration>,
     /// Whether the program is a conformance client ([`Observes::ExitStatus`]).
     pub conformance_client: bool,
+    /// Whether the client is a coding agent observed by what it told its model
+    /// ([`Observes::ModelTold`]): its layer fidelity is its *model fidelity*.
+    pub agent: bool,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

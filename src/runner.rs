@@ -61,7 +61,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     let observes = adapter.observes();
     let served;
     let case = match observes {
-        Observes::Outcomes => case,
+        Observes::Outcomes | Observes::ModelTold => case,
         // A conformance client calls `add_numbers`: the case as it is served to one.
         Observes::ExitStatus => {
             served = Case {
@@ -122,7 +122,11 @@ async fn run_call<D: Driver>(
     observes: Observes,
 ) -> CallRecord {
     let index = client.call;
-    let context = call_context(case, index, &server.url(), options).with_client(client);
+    let mut context = call_context(case, index, &server.url(), options).with_client(client);
+    if observes == Observes::ModelTold {
+        let facts = crate::model::ModelFacts::of_call(&case.file.call[index]);
+        context.model_facts = Some(Arc::new(facts));
+    }
     let timeout = context.timeout;
     let clock = Clock {
         deadline: context.timeout.saturating_add(options.deadline_margin), // both from users
@@ -143,7 +147,7 @@ async fn run_call<D: Driver>(
     };
     let landing = claimed.max(expect.tool_posts).unwrap_or(0);
     settle(server, case, index, landing, timed_out).await;
-    let (counts, checks) = server.with_record(|exchanges| {
+    let (counts, mut checks) = server.with_record(|exchanges| {
         let checks = checks::check_call(&case.file, index, exchanges);
         (ServerCounts::of(exchanges, index), checks)
     });
@@ -163,6 +167,9 @@ async fn run_call<D: Driver>(
         CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason], false),
         CallEnd::Reported(report) => verdict_of(&expect, report, &counts, observes),
     };
+    if observes == Observes::ModelTold {
+        checks.extend(crate::model::told::checks(&expect, report.as_ref()));
+    }
     // A failed check (other than INFO) fails the call; its grade decides about the run.
     let verdict = match verdict {
         Verdict::Pass if checks.iter().any(|c| !c.passed && c.grade != Grade::Info) => {
@@ -353,7 +360,7 @@ fn verdict_of(
             let why = vec![unsupported.clone()];
             return (Some(report), Verdict::Unsupported, why, false);
         }
-        (AdapterReport::Observed(observation), Observes::Outcomes) => {
+        (AdapterReport::Observed(observation), Observes::Outcomes | Observes::ModelTold) => {
             (mismatches(expect, observation, counts), false)
         }
         (AdapterReport::Observed(observation), Observes::ExitStatus) => {

@@ -19,6 +19,7 @@
 //!
 //! The full text for adapter authors is `docs/adapters.md`.
 
+pub mod agent;
 mod concurrent;
 pub mod conformance;
 mod group;
@@ -399,6 +400,7 @@ impl Driver for ProcessAdapter {
             announce_timeout: (!self.conformance).then_some(self.announce_timeout),
             start_up_timeout: Some(self.start_up_timeout),
             conformance_client: self.conformance,
+            agent: false,
         }
     }
 

@@ -130,6 +130,11 @@ pub struct JsonSummary {
     /// client names, for every call (added in v1 later; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer_fidelity: Option<LayerFidelity>,
+    /// An agent's run (`settings.agent`): its layer fidelity, which for an agent is its *model
+    /// fidelity*: of the cases where a correct client reports a definite layer, in how many
+    /// the model was told that layer (added in v1 later; absent for other clients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_fidelity: Option<LayerFidelity>,
     /// Cases with a call judged coarsely: on its request checks and server counts only, the
     /// adapter telling only success or error (added in v1 later; absent when 0).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -414,6 +419,10 @@ impl JsonSummary {
             accepted: counts.accepted,
             verdicts,
             layer_fidelity: Some(LayerFidelity::of(&report.cases)),
+            model_fidelity: report
+                .settings
+                .agent
+                .then(|| LayerFidelity::of(&report.cases)),
             coarse: counts.coarse,
         }
     }

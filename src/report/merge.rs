@@ -150,6 +150,7 @@ fn empty_summary() -> JsonSummary {
         accepted: 0,
         verdicts: VerdictCounts::default(),
         layer_fidelity: Some(LayerFidelity::default()),
+        model_fidelity: None,
         coarse: 0,
     }
 }
@@ -173,6 +174,14 @@ fn add(a: &JsonSummary, b: &JsonSummary) -> JsonSummary {
                 told_apart: x.told_apart + y.told_apart,
                 cases: x.cases + y.cases,
             }),
+        // Every shard of an agent's run has it; the empty start has none.
+        model_fidelity: match (a.model_fidelity, b.model_fidelity) {
+            (Some(x), Some(y)) => Some(LayerFidelity {
+                told_apart: x.told_apart + y.told_apart,
+                cases: x.cases + y.cases,
+            }),
+            (one, None) | (None, one) => one,
+        },
         verdicts: VerdictCounts {
             pass: x.pass + y.pass,
             unsupported: x.unsupported + y.unsupported,

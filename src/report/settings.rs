@@ -27,6 +27,10 @@ pub struct RunSettings {
     /// `--conformance-client` rather than after `--` (added in v1 later; absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub conformance_client: bool,
+    /// Whether the client was a coding agent, observed by what it told its model (`run
+    /// --agent`; added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub agent: bool,
 }
 
 /// A duration as the whole milliseconds a report and a flag carry (saturating: no setting is
@@ -59,6 +63,7 @@ impl RunSettings {
             announce_timeout_ms: driver.announce_timeout.map(millis),
             start_up_timeout_ms: driver.start_up_timeout.map(millis),
             conformance_client: driver.conformance_client,
+            agent: driver.agent,
         }
     }
 
@@ -78,7 +83,7 @@ impl RunSettings {
         if named.strict {
             flags.push("--strict".into());
         }
-        if self.announce_timeout_ms.is_some() || self.start_up_timeout_ms.is_some() {
+        if self.announce_timeout_ms.is_some() || self.start_up_timeout_ms.is_some() || self.agent {
             flags.extend(self.program_flags(named));
         }
         flags.join(" ")
@@ -133,6 +138,7 @@ mod tests {
             announce_timeout_ms: Some(60_000),
             start_up_timeout_ms: Some(10_000),
             conformance_client: false,
+            agent: false,
         };
         assert_eq!(
             settings.flags(named("python-sdk")),

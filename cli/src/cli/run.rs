@@ -4,6 +4,7 @@ use super::select::Selection;
 use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_error_layers::adapter::process::agent::AgentAdapter;
 use mcp_error_layers::adapter::process::{ProcessAdapter, conformance};
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Driver, DriverInfo};
@@ -48,6 +49,12 @@ pub struct RunArgs {
     /// MCP_CONFORMANCE_SCENARIO=tools_call; its exit status is the observation (coarse).
     #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "command")]
     conformance_client: Option<String>,
+    /// Run a coding agent instead (docs/adapters.md, "Agent rows"): the folder of its
+    /// `adapter.toml` (`kind = "agent"`), installed with `npm ci` there. Each case starts the
+    /// agent against the case's server and a scripted model on loopback; the observation is
+    /// what the agent told its model.
+    #[arg(long, value_name = "FOLDER", conflicts_with_all = ["command", "conformance_client"])]
+    agent: Option<PathBuf>,
     /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
     /// after 503, 429 or a connection error) or `never`.
     #[arg(long, value_name = "POLICY", value_enum, default_value_t = Retry::RepeatableTools)]
@@ -118,9 +125,10 @@ impl RunArgs {
         }
     }
 
-    /// Whether an adapter program runs (not the reference client).
+    /// Whether an adapter program runs (not the reference client): a command, a conformance
+    /// client or an agent.
     fn has_program(&self) -> bool {
-        !self.command.is_empty() || self.conformance_client.is_some()
+        !self.command.is_empty() || self.conformance_client.is_some() || self.agent.is_some()
     }
 
     /// The file `--<format>` names (clap's derive needs a field per flag; the match makes a new
@@ -196,6 +204,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
         to_stderr: to_stdout.is_some(),
     };
     let report = match args.program().map_err(Fatal::new)?.split_first() {
+        _ if args.agent.is_some() => {
+            let agent = agent_adapter(args.agent.as_deref().unwrap_or(Path::new(".")))?;
+            // Each case runs a whole agent: its row's `threads`, else 3 at once.
+            let mut args = args.clone();
+            args.jobs = args.jobs.or(Some(agent.spec().threads.unwrap_or(3)));
+            run_with(&agent, sources, &args, human)
+        }
         Some((program, rest)) => {
             let adapter = process_adapter(program, rest, &args);
             adapter.check_startable().map_err(Fatal::new)?;
@@ -245,6 +260,19 @@ impl Retry {
     }
 }
 
+/// The agent row in `folder`, installed: its `adapter.toml` read and its `node_modules` there.
+fn agent_adapter(folder: &Path) -> Result<AgentAdapter, Fatal> {
+    let agent = AgentAdapter::load(folder).map_err(Fatal::new)?;
+    if !folder.join("node_modules").is_dir() {
+        return Err(Fatal::new(format!(
+            "{}: no node_modules: install the agent first with `npm ci --prefix {}`",
+            folder.display(),
+            folder.display()
+        )));
+    }
+    Ok(agent)
+}
+
 /// The adapter program with the options that concern it.
 fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAdapter {
     let mut adapter = ProcessAdapter::new(program, rest);
@@ -264,6 +292,14 @@ fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAda
 /// and the reference client's with a program, and `--adapter` naming a client that is not
 /// there.
 fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
+    if args.agent.is_some()
+        && (args.announce_timeout_ms.is_some() || args.start_up_timeout_ms.is_some())
+    {
+        return Err(Fatal::new(
+            "--start-up-timeout-ms and --announce-timeout-ms are for an adapter program; an \
+             agent's start is bounded by its adapter.toml's `start_timeout_ms`",
+        ));
+    }
     if args.conformance_client.is_some() && args.announce_timeout_ms.is_some() {
         return Err(Fatal::new(
             "--announce-timeout-ms is for a persistent adapter program; a conformance client \
@@ -300,6 +336,20 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
 /// announced, else unknown. The reference client is `reference`, of this crate's version.
 fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
     let named = args.adapter_name.clone();
+    if let Some(folder) = &args.agent {
+        // The row's folder names it, as the matrix does.
+        let folder_name = folder
+            .canonicalize()
+            .ok()
+            .and_then(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()));
+        return AdapterInfo {
+            name: named
+                .or(folder_name)
+                .or_else(|| driver.name.clone())
+                .unwrap_or_else(|| "agent".into()),
+            version: args.adapter_version.clone().or(driver.version.clone()),
+        };
+    }
     let words = args.program().unwrap_or_default();
     let Some(program) = words.first() else {
         return AdapterInfo {

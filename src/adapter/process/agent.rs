@@ -1,0 +1,266 @@
+//! Agent rows (docs/adapters.md, "Agent rows"): a coding agent run headless against the case's
+//! MCP server and a scripted model on loopback ([`crate::model`]), observed by what the model
+//! was told.
+//!
+//! The calls of a case run in one agent: its first turn is awaited in `prepare` (starting an
+//! agent is not a call's time), each call's `drive` has the model ask for the tool with the
+//! call's arguments and waits for the turn that carries the result, and after the last call
+//! the model ends the conversation and the agent's exit and output are what the user saw. A
+//! call the agent never answers is a hang: the run is dropped, which kills the agent's whole
+//! process group, stops the model and removes the fresh home.
+
+mod run;
+pub mod spec;
+
+use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, Observes};
+use crate::model::told::{self, Told};
+use crate::model::{ModelRequest, Say};
+use crate::observation::AdapterReport;
+use run::{AgentRun, Next};
+use spec::AgentSpec;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long an agent has from its start to its first turn, by default.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a call waits for its agent to exit after the model's final text (agents exit in
+/// well under a second): what the user saw goes to the call's log, not to the observation,
+/// whose detail must not depend on how fast the machine is.
+pub const FINISH_WAIT: Duration = Duration::from_secs(2);
+/// The most agent runs kept between the calls of their cases.
+const MAX_RUNS: usize = 256;
+
+/// A coding agent driven through a scripted model.
+#[derive(Debug)]
+pub struct AgentAdapter {
+    spec: AgentSpec,
+    folder: PathBuf,
+    /// The runs that hold a case's agent until its next call, by client id.
+    runs: Mutex<HashMap<u64, AgentRun>>,
+}
+
+/// What `prepare` hands to `drive`: the call's agent run, or why there is none.
+#[derive(Debug)]
+pub struct Prepared {
+    run: Result<AgentRun, run::StartError>,
+    /// Said in the call's log (a new agent for a later call).
+    note: Option<String>,
+}
+
+impl AgentAdapter {
+    /// The agent `spec` describes, installed in `folder` (where its `node_modules` is).
+    pub fn new(spec: AgentSpec, folder: impl Into<PathBuf>) -> AgentAdapter {
+        AgentAdapter {
+            spec,
+            folder: folder.into(),
+            runs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Reads the row in `folder` (its `adapter.toml`); the folder is made absolute, since the
+    /// agent runs in its own home.
+    pub fn load(folder: &Path) -> Result<AgentAdapter, String> {
+        let spec = AgentSpec::load(folder)?;
+        let folder = folder
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", folder.display()))?;
+        Ok(AgentAdapter::new(spec, folder))
+    }
+
+    /// The row's `adapter.toml`.
+    pub fn spec(&self) -> &AgentSpec {
+        &self.spec
+    }
+
+    fn runs(&self) -> std::sync::MutexGuard<'_, HashMap<u64, AgentRun>> {
+        // Plain data: still valid after a panic on another case's thread.
+        self.runs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn start_timeout(&self) -> Duration {
+        self.spec
+            .start_timeout_ms
+            .map_or(DEFAULT_START_TIMEOUT, Duration::from_millis)
+    }
+}
+
+impl Driver for AgentAdapter {
+    type Prepared = Prepared;
+
+    async fn prepare(&self, call: &CallContext) -> Prepared {
+        if call.task.is_some() {
+            // Unsupported (see `drive`): no agent to start.
+            let run = Err(run::StartError::Failed(String::new()));
+            return Prepared { run, note: None };
+        }
+        let kept = self.runs().remove(&call.client.id);
+        if let Some(run) = kept {
+            return Prepared {
+                run: Ok(run),
+                note: None,
+            };
+        }
+        let note = (call.client.call > 0).then(|| {
+            "a new agent for this call: the one that made the case's earlier call has ended"
+                .to_owned()
+        });
+        let run = AgentRun::start(
+            &self.spec,
+            &self.folder,
+            &call.endpoint,
+            &call.tool,
+            call.client.id,
+            self.start_timeout(),
+        )
+        .await;
+        Prepared { run, note }
+    }
+
+    fn info(&self) -> DriverInfo {
+        DriverInfo {
+            name: Some(self.spec.agent.clone()),
+            version: Some(self.spec.version.clone()),
+            agent: true,
+            ..DriverInfo::default()
+        }
+    }
+
+    fn observes(&self) -> Observes {
+        Observes::ModelTold
+    }
+
+    async fn drive(
+        &self,
+        prepared: Prepared,
+        call: CallContext,
+        log: &AdapterLog,
+    ) -> Result<AdapterReport, String> {
+        if call.task.is_some() {
+            return Ok(AdapterReport::Unsupported {
+                unsupported: "an agent calls a tool as its model asks, with no task API the \
+                              model can ask for"
+                    .to_owned(),
+            });
+        }
+        if let Some(note) = prepared.note {
+            log.note(note);
+        }
+        let mut run = match prepared.run {
+            Ok(run) => run,
+            Err(start) => return not_started(start),
+        };
+        let seen = run.model.seen();
+        let told = call_once(&mut run, &call, &self.spec.error_marks).await;
+        let facts = call.model_facts.clone().unwrap_or_default();
+        let mut observation = told::judge(&told, &facts);
+        observation.detail = run.steady(&observation.detail);
+        observation
+            .detail
+            .push_str(&format!("; model turns: {}", told.model_turns));
+        log_requests(log, &run.model.requests(), seen);
+        if let Some(result) = &told.result {
+            let item = serde_json::to_string(result).unwrap_or_default();
+            log.note(format!("the tool result the model was given: {item}"));
+        }
+        let ended = told.result.is_none();
+        if call.client.is_last() || ended {
+            finish(run, log).await;
+        } else if self.runs().len() < MAX_RUNS {
+            self.runs().insert(call.client.id, run);
+        }
+        Ok(AdapterReport::Observed(observation))
+    }
+}
+
+/// Ends the conversation and notes what the user saw: how the agent exited (if it did within
+/// [`FINISH_WAIT`]; it is killed with the run either way), its stderr and its stdout.
+async fn finish(mut run: AgentRun, log: &AdapterLog) {
+    let exit = run.finish(FINISH_WAIT).await;
+    let exit = exit.map_or_else(
+        || {
+            format!(
+                "was still running {} s after the final text",
+                FINISH_WAIT.as_secs()
+            )
+        },
+        |exit| exit.to_string(),
+    );
+    let (stdout, stderr) = run.output();
+    log.append(stderr.as_bytes());
+    log.note(format!(
+        "the user saw: the agent {exit}{}",
+        run.steady(&run.said())
+    ));
+    log.note(format!("the agent's stdout: {}", stdout.trim_end()));
+}
+
+/// An agent that did not reach its first turn: an observation when it talked to the model
+/// without offering the tool (its MCP connection failed), else an adapter error.
+fn not_started(start: run::StartError) -> Result<AdapterReport, String> {
+    match start {
+        run::StartError::NoTool(why) => {
+            let told = Told::missing(why, 0);
+            Ok(AdapterReport::Observed(told::judge(
+                &told,
+                &Default::default(),
+            )))
+        }
+        run::StartError::Failed(why) => Err(why),
+    }
+}
+
+/// Has the model ask for the tool, then waits for the turn that tells it the result.
+async fn call_once(run: &mut AgentRun, call: &CallContext, marks: &[String]) -> Told {
+    run.calls += 1;
+    let id = format!("call_{}", run.calls);
+    let tool = run
+        .pending
+        .as_ref()
+        .map(|t| t.tool.clone())
+        .unwrap_or_default();
+    run.say(Say::Call {
+        id: id.clone(),
+        arguments: call.arguments.clone(),
+    });
+    let mut turns = 0;
+    match run.next().await {
+        Next::Turn(turn) => {
+            turns += 1;
+            // Linked by the id the model gave the call; else by the function's name (Gemini,
+            // when the agent keeps no id); else the newest result, which in the turn after a
+            // call is that call's (an agent that made up an id of its own).
+            let found = turn.results.iter().rev().find(|r| r.call_id == id);
+            let found = found.or_else(|| turn.results.iter().rev().find(|r| r.call_id == tool));
+            let found = found.or_else(|| turn.results.last());
+            let told = match found {
+                Some(result) => Told::result(result.clone(), marks, turns),
+                None => Told::missing(
+                    "the agent's next turn carried no result for the call",
+                    turns,
+                ),
+            };
+            run.pending = Some(turn);
+            told
+        }
+        Next::Exited(exit) => Told::missing(
+            format!("the agent {exit} before it told the model{}", run.said()),
+            turns,
+        ),
+    }
+}
+
+/// The model requests of this call, one line each, into the call's log.
+fn log_requests(log: &AdapterLog, requests: &[ModelRequest], from: usize) {
+    for request in requests.iter().skip(from) {
+        log.note(format!(
+            "model request at {} ms: {} {} ({}, {} bytes)",
+            request.at_ms,
+            request.method,
+            request.path,
+            request.kind,
+            request.body.len()
+        ));
+    }
+}

@@ -1,0 +1,340 @@
+//! One agent run: a fresh home with the row's config files, the scripted model, and the agent
+//! itself in a process group of its own; all three go when the run is dropped.
+
+use super::super::group::{Exit, ProcessGroup};
+use super::spec::{AgentSpec, Fill};
+use crate::model::{ModelServer, Say, Turn};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The most bytes of the agent's stdout and of its stderr a run keeps: the last ones (a final
+/// answer and an error come at the end).
+pub const OUTPUT_CAP: usize = 64 * 1024;
+
+/// A fresh home folder, removed when dropped.
+#[derive(Debug)]
+struct Home(PathBuf);
+
+impl Home {
+    fn new(client: u64) -> std::io::Result<Home> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("mcp-error-layers-agent-{}-{client}-{n}", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(path.join("work"))?;
+        Ok(Home(path))
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The tail of an output stream, filled by a thread of its own.
+#[derive(Debug, Clone, Default)]
+struct Tail(Arc<Mutex<Vec<u8>>>);
+
+impl Tail {
+    fn read_from(&self, mut pipe: impl Read + Send + 'static) {
+        let tail = self.clone();
+        let _ = std::thread::Builder::new()
+            .name("agent-output".into())
+            .spawn(move || {
+                let mut buffer = [0u8; 8192];
+                while let Ok(n @ 1..) = pipe.read(&mut buffer) {
+                    let mut kept = tail.0.lock().unwrap_or_else(|p| p.into_inner());
+                    kept.extend_from_slice(&buffer[..n]);
+                    let over = kept.len().saturating_sub(OUTPUT_CAP);
+                    kept.drain(..over);
+                }
+            });
+    }
+
+    fn text(&self) -> String {
+        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+}
+
+/// A running agent with its model and home. Field order is drop order: the agent is killed
+/// before its home is removed.
+#[derive(Debug)]
+pub(super) struct AgentRun {
+    group: ProcessGroup,
+    pub(super) model: ModelServer,
+    stdout: Tail,
+    stderr: Tail,
+    _home: Home,
+    /// The turn waiting for what the model says next.
+    pub(super) pending: Option<Turn>,
+    /// Calls the model asked for so far.
+    pub(super) calls: usize,
+}
+
+/// Why an agent run has no first turn.
+#[derive(Debug)]
+pub(super) enum StartError {
+    /// It talked to the model but never offered it the case's tool.
+    NoTool(String),
+    /// It did not start, or never reached the model.
+    Failed(String),
+}
+
+/// How waiting for the agent's next turn ended.
+#[derive(Debug)]
+pub(super) enum Next {
+    Turn(Turn),
+    Exited(Exit),
+}
+
+impl AgentRun {
+    /// Starts `spec`'s agent (installed in `folder`) against the MCP server at `mcp_url`, with
+    /// a model whose turns are about `tool`; returns once the agent's first turn came, or why
+    /// it did not within `start_timeout`.
+    pub(super) async fn start(
+        spec: &AgentSpec,
+        folder: &Path,
+        mcp_url: &str,
+        tool: &str,
+        client: u64,
+        start_timeout: Duration,
+    ) -> Result<AgentRun, StartError> {
+        let home = Home::new(client)
+            .map_err(|e| StartError::Failed(format!("cannot make the agent's home: {e}")))?;
+        let model = ModelServer::start(tool)
+            .await
+            .map_err(|e| StartError::Failed(format!("the scripted model did not start: {e}")))?;
+        let fill = Fill {
+            model_url: model.url().to_owned(),
+            mcp_url: mcp_url.to_owned(),
+            home: home.0.clone(),
+            folder: folder.to_owned(),
+        };
+        write_files(spec, &fill).map_err(StartError::Failed)?;
+        let mut command = command(spec, &fill);
+        let (group, mut child) = ProcessGroup::spawn(&mut command).map_err(|e| {
+            let program = command.get_program().to_string_lossy().into_owned();
+            StartError::Failed(format!("cannot start {program:?}: {e}"))
+        })?;
+        let (stdout, stderr) = (Tail::default(), Tail::default());
+        if let Some(pipe) = child.stdout.take() {
+            stdout.read_from(pipe);
+        }
+        if let Some(pipe) = child.stderr.take() {
+            stderr.read_from(pipe);
+        }
+        let mut run = AgentRun {
+            group,
+            model,
+            stdout,
+            stderr,
+            _home: home,
+            pending: None,
+            calls: 0,
+        };
+        let why = match tokio::time::timeout(start_timeout, run.next()).await {
+            Ok(Next::Turn(turn)) => {
+                run.pending = Some(turn);
+                return Ok(run);
+            }
+            Ok(Next::Exited(exit)) => format!("the agent {exit} before its first turn"),
+            Err(_) => format!(
+                "the agent asked the model nothing about the tool within {} ms of its start",
+                start_timeout.as_millis()
+            ),
+        };
+        let requests = run.model.requests();
+        let side = requests.iter().rev().find(|r| r.kind == "side");
+        Err(match side {
+            // It reached the model, but without the tool: its MCP connection failed.
+            Some(side) => StartError::NoTool(format!(
+                "{why}: the model was never offered a tool named `{tool}` (the last request \
+                 offered {}){}",
+                crate::model::server::offered(side),
+                run.said()
+            )),
+            None => StartError::Failed(format!(
+                "{why}, and sent the model no request{}",
+                run.said()
+            )),
+        })
+    }
+
+    /// The next turn, or the agent's end (a turn that came before the end wins).
+    pub(super) async fn next(&mut self) -> Next {
+        tokio::select! {
+            biased;
+            Some(turn) = self.model.next_turn() => Next::Turn(turn),
+            exit = self.group.wait() => match self.model.next_turn_now() {
+                Some(turn) => Next::Turn(turn),
+                None => Next::Exited(exit),
+            },
+        }
+    }
+
+    /// Answers the pending turn with `say`.
+    pub(super) fn say(&mut self, say: Say) {
+        if let Some(turn) = self.pending.take() {
+            turn.answer(say);
+        }
+    }
+
+    /// Ends the conversation and waits (up to `wait`) for the agent to exit; how it ended, if
+    /// it did.
+    pub(super) async fn finish(&mut self, wait: Duration) -> Option<Exit> {
+        self.say(Say::Text(crate::model::server::FINAL_TEXT.to_owned()));
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(until, self.next()).await {
+                // A turn after the final text: end it too.
+                Ok(Next::Turn(turn)) => {
+                    turn.answer(Say::Text(crate::model::server::FINAL_TEXT.to_owned()))
+                }
+                Ok(Next::Exited(exit)) => return Some(exit),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// What the user saw: the last lines of stdout (stderr, where agents log, is in the
+    /// call's log).
+    pub(super) fn said(&self) -> String {
+        let last = last_lines(&self.stdout.text(), 6);
+        match last.is_empty() {
+            true => "; it printed nothing".to_owned(),
+            false => format!("; it printed: {last}"),
+        }
+    }
+
+    /// `text` without what differs from run to run: the home's path, the model's address, a
+    /// measured time in seconds (`Wall time: 0.0060 seconds`), so that a report and a snapshot
+    /// say the same on every run. The MCP server's port is the snapshot's to hide.
+    pub(super) fn steady(&self, text: &str) -> String {
+        let home = self._home.0.to_string_lossy();
+        let text = text
+            .replace(home.as_ref(), "{home}")
+            .replace(self.model.url(), "{model_url}");
+        blur_fractional_seconds(&text)
+    }
+
+    /// The agent's whole kept stdout and stderr, for the log.
+    pub(super) fn output(&self) -> (String, String) {
+        (self.stdout.text(), self.stderr.text())
+    }
+}
+
+/// The last `n` non-blank lines of `text`, joined by ` / `, at most 600 characters.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(n);
+    let joined = lines[start..].join(" / ");
+    match joined.char_indices().nth_back(600) {
+        Some((at, _)) => format!("…{}", &joined[at..]),
+        None => joined,
+    }
+}
+
+fn write_files(spec: &AgentSpec, fill: &Fill) -> Result<(), String> {
+    for file in &spec.file {
+        let path = fill.home.join(&file.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, fill.fill(&file.text))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The agent's command: the row's words filled, in the home's `work` folder, with an
+/// environment of its own (nothing of the machine's but `PATH`, the locale and the terminal).
+fn command(spec: &AgentSpec, fill: &Fill) -> Command {
+    let words: Vec<String> = spec.command.iter().map(|w| fill.fill(w)).collect();
+    let mut command = Command::new(&words[0]);
+    command
+        .args(&words[1..])
+        .current_dir(fill.home.join("work"))
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for key in ["PATH", "LANG", "LC_ALL", "TZ"] {
+        if let Some(value) = std::env::var_os(key) {
+            command.env(key, value);
+        }
+    }
+    let home = &fill.home;
+    command
+        .env("HOME", home)
+        .env("USERPROFILE", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("TMPDIR", home.join("tmp"))
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("CI", "1");
+    let _ = std::fs::create_dir_all(home.join("tmp"));
+    for (key, value) in &spec.env {
+        command.env(key, fill.fill(value));
+    }
+    command
+}
+
+/// `0.0060 seconds` as `N seconds`: a number with a fraction before ` seconds` is a
+/// measurement (a set bound, `300s`, `60 seconds`, has none).
+fn blur_fractional_seconds(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" seconds") {
+        let (head, tail) = rest.split_at(at);
+        let number = head
+            .rsplit(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .next()
+            .unwrap_or_default();
+        let fractional = number.contains('.') && number.chars().any(|c| c.is_ascii_digit());
+        match fractional {
+            true => {
+                out.push_str(&head[..head.len() - number.len()]);
+                out.push('N');
+            }
+            false => out.push_str(head),
+        }
+        out.push_str(" seconds");
+        rest = &tail[" seconds".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_seconds_are_blurred_and_bounds_kept() {
+        assert_eq!(
+            blur_fractional_seconds("Wall time: 0.0060 seconds\nOutput: after 300 seconds"),
+            "Wall time: N seconds\nOutput: after 300 seconds"
+        );
+        assert_eq!(blur_fractional_seconds("no time"), "no time");
+        assert_eq!(
+            blur_fractional_seconds("1.5 seconds seconds"),
+            "N seconds seconds"
+        );
+    }
+
+    #[test]
+    fn last_lines_are_joined_and_bounded() {
+        assert_eq!(last_lines("a\n\nb\nc\n", 2), "b / c");
+        let long = "x".repeat(2_000);
+        assert!(last_lines(&long, 1).chars().count() <= 602);
+    }
+}
