@@ -529,13 +529,16 @@
 //! - for a client crate: [`main!`], [`Config`], and the adapter contract: [`Adapter`],
 //!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`].
 //!
-//! Six modules, in the order a case flows through them:
+//! Seven modules, in the order a case flows through them:
 //! - [`case`]: case files ([`case::builtin`], [`case::discover`], [`case::CaseSource`]);
 //! - [`wire`]: the wire server that serves a case on `127.0.0.1:0`, writing raw HTTP/1.1, and
 //!   its record of every exchange (the command line's `serve`);
 //! - [`adapter`]: the client under test ([`adapter::Driver`], an adapter program's
-//!   [`adapter::process::ProcessAdapter`], our reference client
+//!   [`adapter::process::ProcessAdapter`], a coding agent's
+//!   [`adapter::process::agent::AgentAdapter`], our reference client
 //!   `adapter::reference::ReferenceAdapter`);
+//! - [`model`]: the scripted model an agent talks to on loopback, and what its model was told
+//!   ([`model::told`]: the tool result read from the agent's next request, judged);
 //! - [`engine`]: a run ([`engine::Run`], a builder: cases, adapter, jobs, strictness,
 //!   baseline, shard) that tells an [`engine::EventSink`] as cases end and returns the run's
 //!   records: verdicts, standings, request checks, and how a person reads them;
@@ -552,7 +555,7 @@
 #![warn(missing_docs)]
 
 // The documented API: what a client crate, a gateway, the command line and a reader of JSON
-// reports use. Six modules; everything else is the engine's inside.
+// reports use. Seven modules; everything else is the engine's inside.
 pub mod adapter;
 pub mod case;
 pub mod classify;

@@ -324,19 +324,43 @@ fn keep(
 
 /// The agent's name for `wanted` among `tools`: the same name, else one that ends with it
 /// after a separator (`mcp__probe__synthetic`, `probe__synthetic`, `probe_synthetic`,
-/// `probe/synthetic`), one naming the `probe` server first.
+/// `probe/synthetic`), one naming the `probe` server first; else the same with every character
+/// outside `[A-Za-z0-9_-]` read as `_` on both sides (an agent that makes a model-safe name of
+/// `wetter_für_köln`: `mcp__probe__wetter_f_r_k_ln`).
 pub fn find_tool(tools: &[String], wanted: &str) -> Option<String> {
-    if let Some(exact) = tools.iter().find(|name| *name == wanted) {
+    if let Some(found) = find_as_named(tools.iter().map(|t| (t, t.clone())), wanted) {
+        return Some(found);
+    }
+    let safe = model_safe(wanted);
+    find_as_named(tools.iter().map(|t| (t, model_safe(t))), &safe)
+}
+
+/// [`find_tool`]'s matching over `(tool, the name compared)` pairs.
+fn find_as_named<'t>(
+    tools: impl Iterator<Item = (&'t String, String)> + Clone,
+    wanted: &str,
+) -> Option<String> {
+    if let Some((exact, _)) = tools.clone().find(|(_, name)| name == wanted) {
         return Some(exact.clone());
     }
-    let ends = |name: &&String| {
+    let ends = |name: &str| {
         name.strip_suffix(wanted)
             .and_then(|head| head.chars().last())
             .is_some_and(|c| matches!(c, '_' | '/' | '.' | '-' | ':'))
     };
-    let mut matching: Vec<&String> = tools.iter().filter(ends).collect();
+    let mut matching: Vec<&String> = tools
+        .filter(|(_, name)| ends(name))
+        .map(|(t, _)| t)
+        .collect();
     matching.sort_by_key(|name| !name.contains("probe"));
     matching.first().map(|name| (*name).clone())
+}
+
+fn model_safe(name: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    name.chars()
+        .map(|c| if safe(c) { c } else { '_' })
+        .collect()
 }
 
 /// The tools a side request offered, for a message: `[Bash, Read]`, or `no tools`.
@@ -349,5 +373,42 @@ pub fn offered(request: &ModelRequest) -> String {
     match tools.is_empty() {
         true => "no tools".to_owned(),
         false => format!("[{}]", tools.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_tool;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_tool_is_found_under_each_agents_naming() {
+        for name in [
+            "synthetic",
+            "mcp__probe__synthetic",
+            "probe_synthetic",
+            "probe-synthetic",
+            "mcp_probe_synthetic",
+            "mcp__probe::synthetic",
+        ] {
+            let tools = names(&["Bash", "other_tool", name]);
+            assert_eq!(find_tool(&tools, "synthetic").as_deref(), Some(name));
+        }
+        let tools = names(&["Read", "mcp__probe__wetter_f_r_k_ln"]);
+        let found = find_tool(&tools, "wetter_für_köln");
+        assert_eq!(found.as_deref(), Some("mcp__probe__wetter_f_r_k_ln"));
+        assert_eq!(
+            find_tool(&names(&["Bash", "notsynthetic"]), "synthetic"),
+            None
+        );
+        // The probe server's tool before another server's of the same name.
+        let tools = names(&["other__synthetic", "probe__synthetic"]);
+        assert_eq!(
+            find_tool(&tools, "synthetic").as_deref(),
+            Some("probe__synthetic")
+        );
     }
 }

@@ -177,7 +177,7 @@ fn column_heads(page: &mut String, reports: &[JsonReport]) {
     for report in reports {
         let _ = write!(
             page,
-            "<th scope=\"col\">{}<small>{}</small><small class=\"fidelity\">layer fidelity {}</small>\
+            "<th scope=\"col\">{}<small>{}</small><small class=\"fidelity\">{}</small>\
              <small>{}</small><small>{}</small></th>",
             esc(&report.adapter.name),
             esc(report
@@ -185,12 +185,21 @@ fn column_heads(page: &mut String, reports: &[JsonReport]) {
                 .version
                 .as_deref()
                 .unwrap_or("version unknown")),
-            fidelity(report),
+            named_fidelity(report),
             esc(&run_settings(report)),
             esc(&report.summary.counts().to_string())
         );
     }
     page.push_str("</tr>\n</thead>\n");
+}
+
+/// `layer fidelity 31/70 (44 %)`, or for an agent (whose observation is what its model was
+/// told) `model fidelity 31/70 (44 %)`.
+fn named_fidelity(report: &JsonReport) -> String {
+    match report.summary.model_fidelity {
+        Some(model) => format!("model fidelity {model}"),
+        None => format!("layer fidelity {}", fidelity(report)),
+    }
 }
 
 /// The report's layer fidelity (`31/70 (44 %)`), `–` for a report written before it existed.
@@ -459,7 +468,10 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
         let _ = writeln!(
             page,
             "<td class=\"fidelity\">{}</td><td>{}</td></tr>",
-            fidelity(report),
+            match report.summary.model_fidelity {
+                Some(_) => named_fidelity(report),
+                None => fidelity(report),
+            },
             esc(&by_layer(report))
         );
     }

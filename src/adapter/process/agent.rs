@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long an agent has from its start to its first turn, by default.
-pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a call waits for its agent to exit after the model's final text (agents exit in
 /// well under a second): what the user saw goes to the call's log, not to the observation,
 /// whose detail must not depend on how fast the machine is.
@@ -149,7 +149,7 @@ impl Driver for AgentAdapter {
         }
         let mut run = match prepared.run {
             Ok(run) => run,
-            Err(start) => return not_started(start),
+            Err(start) => return not_started(start, log).await,
         };
         let seen = run.model.seen();
         let told = call_once(&mut run, &call, &self.spec.error_marks).await;
@@ -196,9 +196,13 @@ async fn finish(mut run: AgentRun, log: &AdapterLog) {
     log.note(format!("the agent's stdout: {}", stdout.trim_end()));
 }
 
-/// An agent that did not reach its first turn: an observation when it talked to the model
-/// without offering the tool (its MCP connection failed), else an adapter error.
-fn not_started(start: run::StartError) -> Result<AdapterReport, String> {
+/// An agent that did not reach its first turn: an observation when it ended without asking
+/// the model about the tool, a hang when it is still starting, an adapter error when it could
+/// not be started.
+async fn not_started(start: run::StartError, log: &AdapterLog) -> Result<AdapterReport, String> {
+    if let run::StartError::Silent(why) = &start {
+        log.note(why.clone());
+    }
     match start {
         run::StartError::NoTool(why) => {
             let told = Told::missing(why, 0);
@@ -208,6 +212,8 @@ fn not_started(start: run::StartError) -> Result<AdapterReport, String> {
             )))
         }
         run::StartError::Failed(why) => Err(why),
+        // A call that never begins: the runner's deadline makes it a hang.
+        run::StartError::Silent(_) => std::future::pending().await,
     }
 }
 

@@ -79,9 +79,14 @@ pub(super) struct AgentRun {
 /// Why an agent run has no first turn.
 #[derive(Debug)]
 pub(super) enum StartError {
-    /// It talked to the model but never offered it the case's tool.
+    /// It ended without asking the model about the tool: it talked to the model without
+    /// offering it, or gave up before (an agent that stops when its MCP server fails). What
+    /// its model was told: nothing about the call.
     NoTool(String),
-    /// It did not start, or never reached the model.
+    /// It is still starting when its start-up allowance is over (it waits on its MCP server):
+    /// a call that never begins, which the runner's deadline makes a hang.
+    Silent(String),
+    /// It did not start at all (the program, its home or the model could not be made).
     Failed(String),
 }
 
@@ -137,32 +142,34 @@ impl AgentRun {
             pending: None,
             calls: 0,
         };
-        let why = match tokio::time::timeout(start_timeout, run.next()).await {
+        let exit = match tokio::time::timeout(start_timeout, run.next()).await {
             Ok(Next::Turn(turn)) => {
                 run.pending = Some(turn);
                 return Ok(run);
             }
-            Ok(Next::Exited(exit)) => format!("the agent {exit} before its first turn"),
-            Err(_) => format!(
-                "the agent asked the model nothing about the tool within {} ms of its start",
-                start_timeout.as_millis()
-            ),
+            Ok(Next::Exited(exit)) => exit,
+            Err(_) => {
+                return Err(StartError::Silent(format!(
+                    "the agent asked the model nothing about the tool within {} ms of its \
+                     start{}",
+                    start_timeout.as_millis(),
+                    run.said()
+                )));
+            }
         };
         let requests = run.model.requests();
-        let side = requests.iter().rev().find(|r| r.kind == "side");
-        Err(match side {
+        let offered = match requests.iter().rev().find(|r| r.kind == "side") {
             // It reached the model, but without the tool: its MCP connection failed.
-            Some(side) => StartError::NoTool(format!(
-                "{why}: the model was never offered a tool named `{tool}` (the last request \
-                 offered {}){}",
-                crate::model::server::offered(side),
-                run.said()
-            )),
-            None => StartError::Failed(format!(
-                "{why}, and sent the model no request{}",
-                run.said()
-            )),
-        })
+            Some(side) => format!(
+                "it never offered the model a tool named `{tool}` (its last request offered {})",
+                crate::model::server::offered(side)
+            ),
+            None => "it sent the model no request".to_owned(),
+        };
+        let said = run.steady(&run.said());
+        Err(StartError::NoTool(format!(
+            "the agent {exit} before its first turn: {offered}{said}"
+        )))
     }
 
     /// The next turn, or the agent's end (a turn that came before the end wins).

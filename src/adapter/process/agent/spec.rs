@@ -41,9 +41,9 @@ pub struct AgentSpec {
     /// which marks a result as an error (from its source, cited in the row's README).
     #[serde(default)]
     pub error_marks: Vec<String>,
-    /// Cases at once (default 2, at most 16).
+    /// Cases at once (default 4 in `cargo test`, 3 from the command line; at most 16).
     pub threads: Option<usize>,
-    /// How long the agent may take from its start to its first turn (default 60 s, at most
+    /// How long the agent may take from its start to its first turn (default 30 s, at most
     /// 600 s): not part of any call's time.
     pub start_timeout_ms: Option<u64>,
     /// Past the call's timeout before the runner calls a hang, when not the harness's default.
