@@ -18,17 +18,46 @@ fn main() -> ExitCode {
     if std::env::var_os(sdk_setup::ROW_VAR).is_none() {
         return sdk_rows::run_all();
     }
-    // What `mcp_error_layers::main!` expands to, for the one row this process runs.
-    mcp_error_layers::__private::__run(
-        sdk_setup::adapter(),
-        sdk_setup::config(),
-        mcp_error_layers::__private::Caller {
-            manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            package: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
-            assert_snapshot: |name, view| {
-                mcp_error_layers::__private::__insta::assert_yaml_snapshot!(name, view);
-            },
+    // What `mcp_error_layers::main!` expands to, for the one row this process runs: an agent
+    // row drives its agent, any other row its adapter program.
+    use mcp_error_layers::__private::__run;
+    if std::env::var_os(sdk_rows::LOOPBACK_ONLY_VAR).is_some() {
+        if let Err(why) = loopback_only() {
+            eprintln!("error: the agent row's network namespace is not loopback-only: {why}");
+            return ExitCode::from(101);
+        }
+    }
+    match sdk_setup::agent() {
+        Some(agent) => __run(agent, sdk_setup::config(), caller()),
+        None => __run(sdk_setup::adapter(), sdk_setup::config(), caller()),
+    }
+}
+
+/// Checks that this process sees no network interface but `lo` (its namespace is the one
+/// `sdk_rows` made for an agent row): a connection that would leave the machine has no route.
+fn loopback_only() -> Result<(), String> {
+    // /proc/self/net is this namespace's (/sys/class/net is the one /sys was mounted in).
+    let table = std::fs::read_to_string("/proc/self/net/dev")
+        .map_err(|e| format!("/proc/self/net/dev: {e}"))?;
+    let names: Vec<String> = table
+        .lines()
+        .skip(2)
+        .filter_map(|line| line.split(':').next())
+        .map(|name| name.trim().to_owned())
+        .collect();
+    match names.iter().all(|name| name == "lo") {
+        true => Ok(()),
+        false => Err(format!("it has the interfaces {names:?}")),
+    }
+}
+
+fn caller() -> mcp_error_layers::__private::Caller {
+    mcp_error_layers::__private::Caller {
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+        package: env!("CARGO_PKG_NAME"),
+        version: env!("CARGO_PKG_VERSION"),
+        assert_snapshot: |name, view| {
+            mcp_error_layers::__private::__insta::assert_yaml_snapshot!(name, view);
         },
-    )
+    }
 }

@@ -5,7 +5,7 @@
 //! exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
 //! thread count and its reports its own, as they were when every row was a target.
 
-use super::sdk_setup::{ROW_VAR, rows};
+use super::sdk_setup::{ROW_VAR, Sdk, rows, set_up};
 use std::io::Write;
 use std::process::{Command, ExitCode, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -16,6 +16,14 @@ pub const ROWS_VAR: &str = "MCP_ERROR_LAYERS_SDK";
 /// How many rows run side by side (default 1, at most 8). With more than one, each row's output
 /// is printed whole when it ends, instead of as it comes.
 pub const LANES_VAR: &str = "MCP_ERROR_LAYERS_SDK_LANES";
+/// How an agent row reaches the network: `loopback` (the default) runs its process in a network
+/// namespace of its own with only loopback up (`unshare -rn`, then `ip link set lo up`), so
+/// that an agent that would reach its vendor fails there and its report shows it, instead of
+/// being trusted; `host` runs it as any row. The row is set up (`npm ci`) before, outside.
+pub const AGENT_NETWORK_VAR: &str = "MCP_ERROR_LAYERS_AGENT_NETWORK";
+/// Set in an agent row's process that runs loopback-only: it checks, before its first case,
+/// that its network namespace has no interface but `lo`.
+pub const LOOPBACK_ONLY_VAR: &str = "MCP_ERROR_LAYERS_LOOPBACK_ONLY";
 /// The most rows side by side: each runs 8 to 16 cases at once.
 const MAX_LANES: usize = 8;
 
@@ -77,12 +85,60 @@ fn lanes() -> Result<usize, String> {
     }
 }
 
-/// This binary for `row`, with the libtest arguments it was given.
+/// This binary for `row`, with the libtest arguments it was given; an agent row in a network
+/// namespace with loopback only, unless [`AGENT_NETWORK_VAR`] says `host`.
 fn row_process(row: &str) -> Command {
     let exe = std::env::current_exe().unwrap_or_else(|_| "sdk".into());
-    let mut command = Command::new(exe);
+    let host = matches!(std::env::var(AGENT_NETWORK_VAR).as_deref(), Ok("host"));
+    let loopback_only = is_agent(row) && !host && namespaces_work(row);
+    // Set up (npm ci) here, with the network, so that the row's own setup finds it done; a
+    // setup that fails here runs the row as any other, to fail there with its reason.
+    let set = loopback_only && Sdk::load(row).is_ok_and(|sdk| set_up(&sdk).is_ok());
+    let mut command = match set {
+        true => {
+            let mut unshare = Command::new("unshare");
+            unshare
+                .args(["-rn", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"])
+                .arg(exe)
+                .env(LOOPBACK_ONLY_VAR, "1");
+            unshare
+        }
+        false => Command::new(exe),
+    };
     command.args(std::env::args_os().skip(1)).env(ROW_VAR, row);
     command
+}
+
+/// Whether this machine can make a loopback-only network namespace (`unshare -rn` and `ip`).
+/// Where it cannot, an agent row runs as any row with a warning, or fails the run under
+/// `MCP_ERROR_LAYERS_REQUIRE_SDKS` (CI must prove it).
+fn namespaces_work(row: &str) -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let works = *WORKS.get_or_init(|| {
+        Command::new("unshare")
+            .args(["-rn", "sh", "-c", "ip link set lo up"])
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if !works {
+        let required = std::env::var_os(super::sdk_setup::REQUIRE_VAR)
+            .is_some_and(|v| !v.is_empty() && v != "0");
+        eprintln!(
+            "{}: {row}: no loopback-only network namespace here (`unshare -rn sh -c 'ip link \
+             set lo up'` failed): the agent runs with the machine's network \
+             ({AGENT_NETWORK_VAR}=host says so without this warning)",
+            if required { "error" } else { "warning" }
+        );
+        if required {
+            std::process::exit(101);
+        }
+    }
+    works
+}
+
+/// Whether `row` is an agent row (`kind = "agent"` in its adapter.toml).
+fn is_agent(row: &str) -> bool {
+    Sdk::load(row).is_ok_and(|sdk| sdk.is_agent())
 }
 
 /// One row, its output as it comes.

@@ -21,6 +21,8 @@
 
 use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
+use mcp_error_layers::adapter::process::agent::AgentAdapter;
+use mcp_error_layers::adapter::process::agent::spec::AgentSpec;
 use mcp_error_layers::report::{Format, ReportPaths};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,6 +52,13 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1_500);
 /// Cases at once, unless the adapter's `threads` says otherwise: they mostly wait on sockets
 /// and timers.
 const THREADS: usize = 8;
+/// Cases at once of an agent row unless it says otherwise: each case runs a whole agent (a
+/// Node or native process of 100 to 300 MB that works while it starts).
+const AGENT_THREADS: usize = 4;
+/// Past the call's timeout before an agent row's call is a hang, unless it says otherwise: the
+/// agent's turn after the result (a model request) and its exit after the final text
+/// (`agent::FINISH_WAIT`, 2 s) are inside the call's deadline.
+const AGENT_DEADLINE_MARGIN_MS: u64 = 6_000;
 /// The most cases at once an `adapter.toml` may ask for: the most calls one persistent process
 /// may serve at once (docs/adapters.md, "Serving calls at once").
 const MAX_THREADS: usize = 64;
@@ -122,6 +131,10 @@ pub struct Sdk {
     /// How `sweep.py` installs the SDK at another version (harness/adapters/README.md).
     #[allow(dead_code)]
     sweep: Option<toml::Table>,
+    /// An agent row (`kind = "agent"`, docs/adapters.md "Agent rows"): its `adapter.toml` as
+    /// the library reads it; the fields above then say only its version, install and timings.
+    #[serde(skip)]
+    agent: Option<AgentSpec>,
 }
 
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -146,6 +159,10 @@ impl Sdk {
         let path = folder.join("adapter.toml");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if text.lines().any(|line| line.trim() == "kind = \"agent\"") {
+            let spec = AgentSpec::load(folder)?;
+            return Ok(Sdk::of_agent(spec, folder, name));
+        }
         let mut sdk: Sdk = toml::from_str(&text)
             .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
         sdk.name = name.to_owned();
@@ -182,6 +199,35 @@ impl Sdk {
         Ok(sdk)
     }
 
+    /// Whether it is an agent row.
+    pub fn is_agent(&self) -> bool {
+        self.agent.is_some()
+    }
+
+    /// An agent row: installed with `npm ci` in its folder, driven by an [`AgentAdapter`].
+    fn of_agent(spec: AgentSpec, folder: &Path, name: &str) -> Sdk {
+        Sdk {
+            name: name.to_owned(),
+            folder: folder.to_owned(),
+            sdk: spec.agent.clone(),
+            version: spec.version.clone(),
+            install: Install::Npm,
+            program: String::new(),
+            args: Vec::new(),
+            installed_with: None,
+            setting: spec.setting.clone(),
+            persistent: false,
+            conformance_client: false,
+            deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
+            announce_timeout_ms: None,
+            default_timeout_ms: spec.default_timeout_ms,
+            threads: Some(spec.threads.unwrap_or(AGENT_THREADS)),
+            node: None,
+            sweep: None,
+            agent: Some(spec),
+        }
+    }
+
     /// Its duration `ms` if it names one, else `default` (bounds checked when it was read).
     fn duration(ms: Option<u64>, default: Duration) -> Duration {
         ms.map_or(default, Duration::from_millis)
@@ -211,6 +257,10 @@ impl Sdk {
             None => own.clone(),
         };
         let mut command = match self.install {
+            Install::Npm if self.agent.is_some() => {
+                npm_install_locked(&installed)?;
+                vec![installed.clone()]
+            }
             Install::Npm => {
                 npm_ci(&installed)?;
                 vec![self.node(&installed)?, own.join(&self.program)]
@@ -316,6 +366,16 @@ pub fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
     result
 }
 
+/// The agent of this target's row, when it is an agent row (`kind = "agent"`).
+pub fn agent() -> Option<AgentAdapter> {
+    let prepared = prepared();
+    let (Ok(sdk), Ok(command)) = (&prepared.sdk, &prepared.command) else {
+        return None;
+    };
+    let spec = sdk.agent.clone()?;
+    Some(AgentAdapter::new(spec, &command[0]))
+}
+
 /// The adapter program of this target's row.
 pub fn adapter() -> ProcessAdapter {
     let prepared = prepared();
@@ -416,6 +476,24 @@ fn npm_ci(folder: &Path) -> Result<(), String> {
         npm.args(["ci", "--no-audit", "--no-fund"])
             .current_dir(folder);
         run(&mut npm, "npm ci")?;
+        write(&marker, "")?;
+    }
+    Ok(())
+}
+
+/// An agent row's install: `npm install --no-save` (the lock's versions, the lock left as it
+/// is) unless `node_modules` is newer than the lock. Not `npm ci`: an agent's package lists a
+/// native build per platform as optional dependencies, some of which the registry does not
+/// have (`opencode-darwin-arm64`, `@teddyzhu/clipboard-darwin-arm64`), and `npm ci` refuses a
+/// lock without them while `npm install` skips what it cannot install on this platform.
+fn npm_install_locked(folder: &Path) -> Result<(), String> {
+    run(Command::new("node").arg("--version"), "node")?;
+    let marker = folder.join("node_modules/.mcp-error-layers-npm-install");
+    if modified(&marker) < modified(&folder.join("package-lock.json")) {
+        let mut npm = Command::new("npm");
+        npm.args(["install", "--no-save", "--no-audit", "--no-fund"])
+            .current_dir(folder);
+        run(&mut npm, "npm install --no-save")?;
         write(&marker, "")?;
     }
     Ok(())

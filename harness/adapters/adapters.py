@@ -26,6 +26,9 @@ ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
             "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict}
+# Agent rows (`kind = "agent"`, docs/adapters.md "Agent rows"): the library's AgentSpec reads them
+# and checks every key; here only what the lists need.
+AGENT_REQUIRED = {"kind": str, "agent": str, "version": str, "install": str, "api": str, "command": list}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")
@@ -35,6 +38,11 @@ def load(folder: pathlib.Path) -> dict:
     path = folder / "adapter.toml"
     with open(path, "rb") as f:
         manifest = tomllib.load(f)
+    if manifest.get("kind") == "agent":
+        for key, kind in AGENT_REQUIRED.items():
+            if not isinstance(manifest.get(key), kind):
+                sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see docs/adapters.md, \"Agent rows\")")
+        return {"id": folder.name, "folder": folder, "sdk": manifest["agent"], **manifest}
     for key, kind in {**REQUIRED, **OPTIONAL}.items():
         if (key in REQUIRED and key not in manifest) or (key in manifest and not isinstance(manifest[key], kind)):
             sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see harness/adapters/README.md)")
@@ -61,6 +69,9 @@ def target() -> pathlib.Path:
 
 def command(adapter: dict) -> list[str]:
     """The program and its arguments (the runner appends the endpoint URL)."""
+    if adapter.get("kind") == "agent":
+        sys.exit(f"{adapter['id']} is an agent row: run it with `mcp-error-layers run --agent "
+                 f"{adapter['folder']}` (docs/adapters.md, \"Agent rows\")")
     folder, program = adapter["folder"], adapter["program"]
     installed = adapter.get("installed_with", adapter["id"])
     if adapter["install"] == "npm":
