@@ -62,10 +62,36 @@ def cell(call: dict) -> str:
     return f"✗ {text}" + (f" ({', '.join(dict.fromkeys(notes))})" if notes else "")
 
 
+def told_cell(call: dict, racy: bool = False) -> str:
+    """An agent row's cell: what its model was told (the outcome, with its status and code), ✗
+    when that is not the layer's outcome, or the hang. Its request checks and counts stay in its
+    JSON report: an agent races with itself, so they vary from run to run (docs/adapters.md,
+    "Agent rows"), and the table must be the same on every run."""
+    observed = call["observed"]
+    if call["verdict"] == "unsupported":
+        return "unsupported"
+    if racy:
+        return "✗ racy"
+    if observed is None or "outcome" not in observed:
+        return f"✗ {call['verdict']}"
+    text = outcome(observed, call["expected"])
+    wrong = any(p.startswith(("outcome:", "status:", "code:")) for p in call["problems"])
+    return f"✗ {text}" if wrong else text
+
+
 def fidelity(report: dict) -> str:
     """`told_apart/cases` of the report's layer fidelity; `?` for a report written before it."""
     figure = report["summary"].get("layer_fidelity")
     return f"{figure['told_apart']}/{figure['cases']}" if figure else "?"
+
+
+def racy_of(report: dict) -> set[str]:
+    """The cases an agent row's adapter.toml names `racy`: their outcome differs from run to run."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import adapters
+
+    row = adapters.HERE / report["adapter"]["name"]
+    return set(adapters.load(row).get("racy", [])) if (row / "adapter.toml").is_file() else set()
 
 
 def agent_ids() -> set[str]:
@@ -106,6 +132,7 @@ def table(reports: list[dict], figure: str, cells: str) -> None:
     names = [f"{r['adapter']['name']} {r['adapter']['version'] or ''}".strip() for r in reports]
     heads = [f"{name} · {figure} {fidelity(r)}" for name, r in zip(names, reports)]
     by_id = [{case["id"]: case for case in r["cases"]} for r in reports]
+    racy_cases = [racy_of(r) if figure == "model" else set() for r in reports]
     ids = sorted(set().union(*by_id))
     print("| case | grade | expected | " + " | ".join(heads) + " |")
     print("|---|---|---|" + "---|" * len(names))
@@ -113,11 +140,20 @@ def table(reports: list[dict], figure: str, cells: str) -> None:
         first = next(cases[case_id] for cases in by_id if case_id in cases)
         expected = "; ".join(outcome(c["expected"], c["expected"]) for c in first["calls"])
         cells = []
-        for cases in by_id:
+        for cases, racy in zip(by_id, racy_cases):
             case = cases.get(case_id)
-            cells.append("; ".join(cell(c) for c in case["calls"]) if case else "not run")
+            if figure == "model":
+                text = "; ".join(told_cell(c, case_id in racy) for c in case["calls"]) if case else "not run"
+            else:
+                text = "; ".join(cell(c) for c in case["calls"]) if case else "not run"
+            cells.append(text)
         print(f"| `{case_id}` | {first['grade']} | {expected} | " + " | ".join(cells) + " |")
-    deviations = [sum(c["verdict"] not in ("pass", "unsupported") for c in r["cases"]) for r in reports]
+    if figure == "model":
+        # What the model was told deviates (the steady part of an agent's run).
+        deviations = [sum(any(told_cell(k, c["id"] in racy).startswith("✗") for k in c["calls"]) for c in r["cases"])
+                      for r, racy in zip(reports, racy_cases)]
+    else:
+        deviations = [sum(c["verdict"] not in ("pass", "unsupported") for c in r["cases"]) for r in reports]
     print()
     if figure == "model":
         print(
@@ -127,21 +163,27 @@ def table(reports: list[dict], figure: str, cells: str) -> None:
             "timeout words) its text carries, else UNCLASSIFIED_ERROR; no result at all is "
             "UNCLASSIFIED_ERROR (\"no tool result\" in the report). \"model 40/123\" in a column's head "
             "is its model fidelity: of the cases it ran, in how many the model was told the layer a "
-            "correct client reports."
+            "correct client reports. ✗ marks a cell whose outcome, status or code is not the case's; "
+            "an agent row's request checks and counts are in its JSON report, not here (an agent races "
+            "with itself: they vary from run to run); \"racy\" marks a case whose outcome differs from run "
+            "to run (its row's adapter.toml lists it, its README says both). "
+            + ", ".join(f"{n}: its model was told another outcome in {d} of {len(r['cases'])} cases"
+                        for n, d, r in zip(names, deviations, reports))
+            + "."
         )
-        print()
-    print(
-        "✗ marks a deviation (each one listed with its reason in "
-        "`harness/adapters/<sdk>/baseline.toml`, or accepted there by check name); in parentheses, "
-        "what else differs: a counted key (`tool_posts`, `initializes`, ...) or a failed request "
-        "check (a gap, `min_gaps_ms`, only when nothing else differs: it depends on the machine's load); "
-        "– is a status or code the SDK did not give; \"layers 52/101\" in a column's head: of the "
-        "101 cases it ran (not those it answered unsupported), it reported 52 in the layer the case "
-        "expects (transport, protocol, interaction, the tool's own error, or none: a success), "
-        "whatever else differed. "
-        + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))
-        + "."
-    )
+    else:
+        print(
+            "✗ marks a deviation (each one listed with its reason in "
+            "`harness/adapters/<sdk>/baseline.toml`, or accepted there by check name); in parentheses, "
+            "what else differs: a counted key (`tool_posts`, `initializes`, ...) or a failed request "
+            "check (a gap, `min_gaps_ms`, only when nothing else differs: it depends on the machine's load); "
+            "– is a status or code the SDK did not give; \"layers 52/101\" in a column's head: of the "
+            "101 cases it ran (not those it answered unsupported), it reported 52 in the layer the case "
+            "expects (transport, protocol, interaction, the tool's own error, or none: a success), "
+            "whatever else differed. "
+            + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))
+            + "."
+        )
     grouped = unsupported_by_reason(names, reports)
     if grouped:
         print()

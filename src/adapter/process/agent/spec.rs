@@ -53,6 +53,11 @@ pub struct AgentSpec {
     /// What the row sets that the agent does not default to, for people (telemetry off).
     #[serde(default)]
     pub setting: Option<String>,
+    /// Cases whose outcome differs from run to run because the agent races with itself (it
+    /// resumes a stream, or not): each deviates either way and is in the baseline; the matrix
+    /// shows them as `racy`, with both outcomes in the row's README.
+    #[serde(default)]
+    pub racy: Vec<String>,
 }
 
 /// A config file the agent reads, written under its home.
