@@ -1,8 +1,8 @@
 //! Which SDK rows `cargo test --test sdk` runs, and how: every folder under `harness/adapters/`
 //! with an `adapter.toml` (or those [`ROWS_VAR`] names), each in a process of its own (this
 //! binary again, with [`ROW_VAR`](super::sdk_setup::ROW_VAR) set and the same libtest
-//! arguments), one after another or [`LANES_VAR`] side by side, then a line per row and the
-//! exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
+//! arguments), one after another or [`LANES_VAR`] side by side, the agent rows after the others
+//! and [`AGENT_LANES_VAR`] side by side, then a line per row and the exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
 //! thread count and its reports its own, as they were when every row was a target.
 
 use super::sdk_setup::{ROW_VAR, Sdk, rows, set_up};
@@ -24,6 +24,9 @@ pub const AGENT_NETWORK_VAR: &str = "MCP_ERROR_LAYERS_AGENT_NETWORK";
 /// Set in an agent row's process that runs loopback-only: it checks, before its first case,
 /// that its network namespace has no interface but `lo`.
 pub const LOOPBACK_ONLY_VAR: &str = "MCP_ERROR_LAYERS_LOOPBACK_ONLY";
+/// How many agent rows run side by side (default 2, at most 8), after every other row: an
+/// agent row's cases wait on its start-ups and on stalled servers.
+pub const AGENT_LANES_VAR: &str = "MCP_ERROR_LAYERS_AGENT_LANES";
 /// The most rows side by side: each runs 8 to 16 cases at once.
 const MAX_LANES: usize = 8;
 
@@ -37,20 +40,30 @@ struct Ran {
 /// Runs the chosen rows, each in a process of its own; the exit code is libtest's (101) when
 /// one failed.
 pub fn run_all() -> ExitCode {
-    let chosen = match chosen_rows().and_then(|rows| Ok((rows, lanes()?))) {
+    let lanes = lanes(LANES_VAR, 1).and_then(|sdk| Ok((sdk, lanes(AGENT_LANES_VAR, 2)?)));
+    let chosen = match chosen_rows().and_then(|rows| Ok((rows, lanes?))) {
         Ok(chosen) => chosen,
         Err(why) => {
             eprintln!("error: {why}");
             return ExitCode::from(2);
         }
     };
-    let (rows, lanes) = chosen;
+    let (rows, (sdk_lanes, agent_lanes)) = chosen;
+    // The agent rows after the others, among themselves: their start-ups keep both cores busy,
+    // and an SDK row beside them would see its client's own timeouts run out.
+    let (agents, others): (Vec<String>, Vec<String>) = rows.into_iter().partition(|r| is_agent(r));
     let started = Instant::now();
-    let ran = match lanes {
-        1 => rows.iter().map(|row| run_live(row)).collect(),
-        lanes => run_side_by_side(&rows, lanes),
-    };
+    let mut ran = run_rows(&others, sdk_lanes);
+    ran.extend(run_rows(&agents, agent_lanes));
     summary(&ran, started.elapsed())
+}
+
+/// `rows`, `lanes` at a time.
+fn run_rows(rows: &[String], lanes: usize) -> Vec<Ran> {
+    match lanes {
+        1 => rows.iter().map(|row| run_live(row)).collect(),
+        lanes => run_side_by_side(rows, lanes),
+    }
 }
 
 /// The rows [`ROWS_VAR`] names (each must exist), else every row.
@@ -73,14 +86,15 @@ fn chosen_rows() -> Result<Vec<String>, String> {
     Ok(chosen)
 }
 
-fn lanes() -> Result<usize, String> {
-    let Ok(text) = std::env::var(LANES_VAR) else {
-        return Ok(1);
+/// The lanes `var` asks for, else `default`.
+fn lanes(var: &str, default: usize) -> Result<usize, String> {
+    let Ok(text) = std::env::var(var) else {
+        return Ok(default);
     };
     match text.trim().parse::<usize>() {
         Ok(n @ 1..=MAX_LANES) => Ok(n),
         _ => Err(format!(
-            "{LANES_VAR} is {text:?}: rows side by side, from 1 to {MAX_LANES}"
+            "{var} is {text:?}: rows side by side, from 1 to {MAX_LANES}"
         )),
     }
 }
