@@ -439,7 +439,7 @@
 //! | the case's verdict | listed | its test |
 //! |---|---|---|
 //! | pass | no | ok |
-//! | pass | yes | **fails**: `… passes now: remove it from the baseline` |
+//! | pass | yes | **fails**: `… passes now: remove it from the baseline` (unless its reason starts with `racy: `: a case whose verdict differs from run to run, docs/adapters.md) |
 //! | fail, hang, adapter-error | yes | ok, with a note on stderr |
 //! | fail, hang, adapter-error | no | fails on a MUST case (or any case when strict); a warning otherwise |
 //! | unsupported | either | ignored, with the adapter's reason |

@@ -20,6 +20,11 @@ pub(crate) struct Facts<'a> {
     pub calls: &'a [CallRecord],
 }
 
+/// How a baseline reason starts for a case whose verdict differs from run to run (an agent
+/// row's `racy` case, docs/adapters.md): accepted when it deviates, and no stale entry when it
+/// passes.
+pub const RACY: &str = "racy: ";
+
 /// What decides a standing besides the record: strictness and the baseline. Cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -74,6 +79,8 @@ impl Rules {
         let listed = self.baseline.reason(record.id).map(str::to_owned);
         match (record.verdict, listed) {
             (Verdict::Unsupported, _) => Standing::Unsupported(unsupported_reason(record)),
+            // A racy case (an agent that races with itself) may pass in some runs.
+            (Verdict::Pass, Some(reason)) if reason.starts_with(RACY) => Standing::Pass,
             (Verdict::Pass, Some(reason)) => Standing::Stale(reason),
             (Verdict::Pass, None) => Standing::Pass,
             (_, Some(reason)) => Standing::Accepted(reason),
@@ -187,4 +194,40 @@ fn unsupported_reason(record: &Facts<'_>) -> String {
             _ => None,
         });
     words.unwrap_or("the adapter gave no reason").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::baseline::Baseline;
+
+    fn standing(reason: &str, verdict: Verdict) -> Standing {
+        let text = format!("[accepted]\n\"x/y\" = {reason:?}\n");
+        let rules = Rules {
+            strict: false,
+            baseline: Arc::new(Baseline::parse(&text).baseline),
+        };
+        rules.standing_of(&Facts {
+            id: "x/y",
+            grade: Grade::Must,
+            verdict,
+            error: None,
+            calls: &[],
+        })
+    }
+
+    #[test]
+    fn a_racy_entry_accepts_a_deviation_and_lets_a_pass_pass() {
+        let racy = "racy: a hang in some runs, the result in others";
+        assert_eq!(standing(racy, Verdict::Pass), Standing::Pass);
+        assert_eq!(
+            standing(racy, Verdict::Hang),
+            Standing::Accepted(racy.into())
+        );
+        let plain = "waits for its timeout";
+        assert_eq!(
+            standing(plain, Verdict::Pass),
+            Standing::Stale(plain.into())
+        );
+    }
 }

@@ -54,8 +54,9 @@ pub struct AgentSpec {
     #[serde(default)]
     pub setting: Option<String>,
     /// Cases whose outcome differs from run to run because the agent races with itself (it
-    /// resumes a stream, or not): each deviates either way and is in the baseline; the matrix
-    /// shows them as `racy`, with both outcomes in the row's README.
+    /// resumes a stream, or not): the matrix shows them as `racy`, the row's README says both
+    /// outcomes, and their baseline reasons start with `racy: ` (accepted when they deviate, no
+    /// stale entry when they pass).
     #[serde(default)]
     pub racy: Vec<String>,
 }
