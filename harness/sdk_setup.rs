@@ -478,16 +478,7 @@ fn sdk_threads(prepared: &Prepared) -> usize {
 
 /// `npm ci` in `folder` unless `node_modules` is newer than the lock.
 fn npm_ci(folder: &Path) -> Result<(), String> {
-    run(Command::new("node").arg("--version"), "node")?;
-    let marker = folder.join("node_modules/.mcp-error-layers-npm-ci");
-    if modified(&marker) < modified(&folder.join("package-lock.json")) {
-        let mut npm = Command::new("npm");
-        npm.args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(folder);
-        run(&mut npm, "npm ci")?;
-        write(&marker, "")?;
-    }
-    Ok(())
+    npm_locked(folder, &["ci"], "npm-ci")
 }
 
 /// An agent row's install: `npm install --no-save` (the lock's versions, the lock left as it
@@ -496,13 +487,20 @@ fn npm_ci(folder: &Path) -> Result<(), String> {
 /// have (`opencode-darwin-arm64`, `@teddyzhu/clipboard-darwin-arm64`), and `npm ci` refuses a
 /// lock without them while `npm install` skips what it cannot install on this platform.
 fn npm_install_locked(folder: &Path) -> Result<(), String> {
+    npm_locked(folder, &["install", "--no-save"], "npm-install")
+}
+
+/// `npm ARGS --no-audit --no-fund` in `folder` unless the marker `marker` in its
+/// `node_modules` is newer than its `package-lock.json`.
+fn npm_locked(folder: &Path, args: &[&str], marker: &str) -> Result<(), String> {
     run(Command::new("node").arg("--version"), "node")?;
-    let marker = folder.join("node_modules/.mcp-error-layers-npm-install");
+    let marker = folder.join(format!("node_modules/.mcp-error-layers-{marker}"));
     if modified(&marker) < modified(&folder.join("package-lock.json")) {
         let mut npm = Command::new("npm");
-        npm.args(["install", "--no-save", "--no-audit", "--no-fund"])
+        npm.args(args)
+            .args(["--no-audit", "--no-fund"])
             .current_dir(folder);
-        run(&mut npm, "npm install --no-save")?;
+        run(&mut npm, &format!("npm {}", args.join(" ")))?;
         write(&marker, "")?;
     }
     Ok(())

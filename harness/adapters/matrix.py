@@ -19,6 +19,9 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import adapters  # noqa: E402 (the one list of rows, beside this file)
+
 SCHEMA = "mcp-error-layers/report/v1"
 
 
@@ -87,18 +90,12 @@ def fidelity(report: dict) -> str:
 
 def racy_of(report: dict) -> set[str]:
     """The cases an agent row's adapter.toml names `racy`: their outcome differs from run to run."""
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import adapters
-
     row = adapters.HERE / report["adapter"]["name"]
     return set(adapters.load(row).get("racy", [])) if (row / "adapter.toml").is_file() else set()
 
 
 def agent_ids() -> set[str]:
     """The agent rows (`kind = "agent"`): their reports get a table of their own."""
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import adapters  # the one list of rows
-
     return {a["id"] for a in adapters.all_adapters() if a.get("kind") == "agent"}
 
 

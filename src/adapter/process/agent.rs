@@ -167,8 +167,11 @@ impl Driver for AgentAdapter {
         let ended = told.result.is_none();
         if call.client.is_last() || ended {
             finish(run, log).await;
-        } else if self.runs().len() < MAX_RUNS {
-            self.runs().insert(call.client.id, run);
+        } else {
+            let mut runs = self.runs();
+            if runs.len() < MAX_RUNS {
+                runs.insert(call.client.id, run);
+            }
         }
         Ok(AdapterReport::Observed(observation))
     }
@@ -230,10 +233,9 @@ async fn call_once(run: &mut AgentRun, call: &CallContext, marks: &[String]) -> 
         id: id.clone(),
         arguments: call.arguments.clone(),
     });
-    let mut turns = 0;
+    // The call waits for one turn: the one that carries its result (or should).
     match run.next().await {
         Next::Turn(turn) => {
-            turns += 1;
             // Linked by the id the model gave the call; else by the function's name (Gemini,
             // when the agent keeps no id); else the newest result, which in the turn after a
             // call is that call's (an agent that made up an id of its own).
@@ -241,18 +243,15 @@ async fn call_once(run: &mut AgentRun, call: &CallContext, marks: &[String]) -> 
             let found = found.or_else(|| turn.results.iter().rev().find(|r| r.call_id == tool));
             let found = found.or_else(|| turn.results.last());
             let told = match found {
-                Some(result) => Told::result(result.clone(), marks, turns),
-                None => Told::missing(
-                    "the agent's next turn carried no result for the call",
-                    turns,
-                ),
+                Some(result) => Told::result(result.clone(), marks, 1),
+                None => Told::missing("the agent's next turn carried no result for the call", 1),
             };
             run.pending = Some(turn);
             told
         }
         Next::Exited(exit) => Told::missing(
             format!("the agent {exit} before it told the model{}", run.said()),
-            turns,
+            0,
         ),
     }
 }
