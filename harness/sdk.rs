@@ -15,6 +15,11 @@ mod sdk_rows;
 mod sdk_setup;
 
 fn main() -> ExitCode {
+    // This binary serves the stdio cases too (mcp_error_layers::stdio): an SDK's stdio client
+    // starts it with a clean environment, so this comes before anything that reads one.
+    if let Some(code) = mcp_error_layers::stdio::intercept() {
+        return code;
+    }
     if std::env::var_os(sdk_setup::ROW_VAR).is_none() {
         return sdk_rows::run_all();
     }

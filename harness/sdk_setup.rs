@@ -23,6 +23,7 @@ use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::process::agent::AgentAdapter;
 use mcp_error_layers::adapter::process::agent::spec::AgentSpec;
+use mcp_error_layers::case::Transport;
 use mcp_error_layers::report::{Format, ReportPaths};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,6 +106,10 @@ pub struct Sdk {
     /// Whether the adapter serves many calls per process (persistent mode): what keeps a
     /// case's client between its calls (docs/adapters.md, "One client per case"); every row has it.
     pub persistent: bool,
+    /// The transports its program speaks: `http` and, if its client has a stdio entry point,
+    /// `stdio` (docs/stdio.md); default `["http"]`: the stdio cases are `unsupported`.
+    #[serde(default = "http_only")]
+    transports: Vec<Transport>,
     /// Whether the program is an SDK's conformance client (docs/conformance-clients.md) rather
     /// than an adapter: run per call with the conformance suite's contract, judged on its exit
     /// status. Needs `persistent = false`.
@@ -135,6 +140,10 @@ pub struct Sdk {
     /// the library reads it; the fields above then say only its version, install and timings.
     #[serde(skip)]
     agent: Option<AgentSpec>,
+}
+
+fn http_only() -> Vec<Transport> {
+    vec![Transport::Http]
 }
 
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
@@ -217,6 +226,7 @@ impl Sdk {
             installed_with: None,
             setting: spec.setting.clone(),
             persistent: false,
+            transports: http_only(),
             conformance_client: false,
             deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
             announce_timeout_ms: None,
@@ -390,7 +400,8 @@ impl Sdk {
     /// The adapter that runs `command`, this adapter's installed program: persistent, one
     /// process per call, or a conformance client.
     pub fn adapter(&self, command: &[PathBuf]) -> ProcessAdapter {
-        let adapter = ProcessAdapter::new(&command[0], &command[1..]);
+        let adapter = ProcessAdapter::new(&command[0], &command[1..])
+            .with_stdio(self.transports.contains(&Transport::Stdio));
         match (self.conformance_client, self.persistent) {
             (true, _) => adapter.conformance_client(),
             (false, true) => adapter

@@ -24,8 +24,15 @@ pub mod reference;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CallContext {
-    /// The MCP endpoint URL (`http://127.0.0.1:PORT/mcp`).
+    /// The MCP endpoint URL (`http://127.0.0.1:PORT/mcp`); `stdio` for a stdio call.
     pub endpoint: String,
+    /// What the call goes over: HTTP to [`CallContext::endpoint`], or stdio: the client starts
+    /// [`CallContext::command`] as its server (docs/stdio.md). Only a driver that
+    /// [speaks stdio](Adapter::speaks_stdio) is given stdio calls.
+    pub transport: Transport,
+    /// The stdio server's command line, program first (an absolute path), for a stdio call;
+    /// empty over HTTP. The client starts it as an application starts a local server.
+    pub command: Vec<String>,
     /// The tool to call.
     pub tool: String,
     /// The call's arguments (a JSON object).
@@ -57,7 +64,7 @@ pub struct CallContext {
     pub(crate) model_facts: Option<Arc<crate::model::ModelFacts>>,
 }
 
-pub use crate::case::TaskCall;
+pub use crate::case::{TaskCall, Transport};
 
 /// Which client a call runs on, and where the call stands among that client's calls: the calls
 /// of one case run on one client object (one session, where the era has one), created before
@@ -109,6 +116,8 @@ impl CallContext {
     pub fn new(endpoint: impl Into<String>, tool: impl Into<String>, arguments: Value) -> Self {
         CallContext {
             endpoint: endpoint.into(),
+            transport: Transport::Http,
+            command: Vec::new(),
             tool: tool.into(),
             arguments,
             protocol_version: crate::era::DEFAULT_VERSION.to_owned(),
@@ -119,6 +128,15 @@ impl CallContext {
             client: ClientRef::single(),
             model_facts: None,
         }
+    }
+
+    /// Makes it a stdio call: the client starts `command` as its server (see
+    /// [`CallContext::command`]).
+    pub fn with_stdio(mut self, command: Vec<String>) -> Self {
+        self.transport = Transport::Stdio;
+        self.endpoint = "stdio".to_owned();
+        self.command = command;
+        self
     }
 
     /// Runs the call on this client (see [`CallContext::client`]).
@@ -180,6 +198,13 @@ impl CallContext {
 pub trait Adapter: Send + Sync {
     /// Makes the call and reports what the client observed.
     fn call(&self, call: CallContext) -> impl Future<Output = AdapterReport> + Send;
+
+    /// Whether the client can be driven over stdio ([`CallContext::transport`]): it starts
+    /// [`CallContext::command`] as its server. The default, `false`: the stdio cases are
+    /// `unsupported` for it without a call.
+    fn speaks_stdio(&self) -> bool {
+        false
+    }
 }
 
 pub mod closure;
@@ -247,6 +272,12 @@ pub trait Driver: Send + Sync {
         Observes::Outcomes
     }
 
+    /// Whether the driver can make stdio calls (see [`Adapter::speaks_stdio`]). The default,
+    /// `false`: the runner reports the stdio cases `unsupported` without driving it.
+    fn speaks_stdio(&self) -> bool {
+        false
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped
@@ -261,6 +292,10 @@ pub trait Driver: Send + Sync {
 
 impl<A: Adapter> Driver for A {
     type Prepared = ();
+
+    fn speaks_stdio(&self) -> bool {
+        Adapter::speaks_stdio(self)
+    }
 
     fn prepare(&self, _call: &CallContext) -> impl Future<Output = ()> + Send {
         std::future::ready(())
@@ -363,6 +398,9 @@ pub struct DriverInfo {
     /// Whether the client is a coding agent observed by what it told its model
     /// ([`Observes::ModelTold`]): its layer fidelity is its *model fidelity*.
     pub agent: bool,
+    /// Whether an adapter program speaks stdio ([`Driver::speaks_stdio`]): its command line
+    /// needs `--transports http,stdio` to run it again.
+    pub stdio: bool,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

@@ -3,6 +3,7 @@
 pub mod http;
 mod load;
 pub mod model;
+mod stdio;
 mod tasks;
 mod validate;
 
@@ -10,6 +11,10 @@ pub use load::{Case, CaseSource, DiscoverError, LoadError, builtin, discover};
 pub use model::{
     Annotations, Call, CaseFile, End, Event, Expect, Grade, Reply, Target, TaskCall, TaskSupport,
     Tool, WirePart,
+};
+pub use stdio::{
+    Line, MAX_LINE_BYTES, MAX_SPLIT, MAX_STDERR_BYTES, PAD_PLACEHOLDER, Signal, StdioEnd,
+    StdioReply, Transport,
 };
 pub(crate) use validate::{MAX_DURATION_MS, header_problem};
 

@@ -13,6 +13,7 @@ mod lifecycle;
 mod resume;
 mod rounds;
 mod server_requests;
+mod stdio;
 mod tasks;
 
 use crate::case::{CaseFile, Grade};
@@ -24,7 +25,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 38] = [
+pub const NAMES: [&str; 41] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -60,6 +61,10 @@ pub const NAMES: [&str; 38] = [
     "task-cancel-not-notification",
     "task-name-header",
     "no-tasks-result-2026",
+    // Over stdio (checks::stdio): judged for stdio cases only, with ping-answered.
+    "stdio-stderr-drained",
+    "stdio-exit-reported",
+    "stdio-next-call-after-exit",
     // What an agent told its model (crate::model::told::checks): judged for agent rows only.
     "tool-error-to-model",
     "protocol-error-to-model",
@@ -114,6 +119,28 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
     cancel::check(&requests, &mut tally);
     server_requests::check(&requests, &mut tally);
     tasks::check(&requests, &mut tally);
+    tally.checks
+}
+
+/// When a call ran, in milliseconds of its wire server's clock (the record's `at_ms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSpan {
+    /// When the runner began driving the call.
+    pub began_ms: u64,
+    /// When the adapter's answer came (or the call was given up).
+    pub ended_ms: u64,
+}
+
+/// Runs the checks of call `index` of a stdio case ([`stdio::check`]): the HTTP request checks
+/// do not apply over stdio.
+pub fn check_stdio_call(
+    case: &CaseFile,
+    index: usize,
+    exchanges: &[Exchange],
+    span: CallSpan,
+) -> Vec<Check> {
+    let mut tally = Tally::default();
+    stdio::check(case, index, exchanges, span, &mut tally);
     tally.checks
 }
 

@@ -555,13 +555,14 @@
 #![warn(missing_docs)]
 
 // The documented API: what a client crate, a gateway, the command line and a reader of JSON
-// reports use. Seven modules; everything else is the engine's inside.
+// reports use. Eight modules; everything else is the engine's inside.
 pub mod adapter;
 pub mod case;
 pub mod classify;
 pub mod engine;
 pub mod model;
 pub mod report;
+pub mod stdio;
 pub mod wire;
 
 pub use adapter::{Adapter, CallContext};

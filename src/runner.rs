@@ -2,12 +2,14 @@
 //! verdict per call, and the record of what the server saw.
 
 use crate::adapter::{AdapterLog, CallContext, ClientRef, Driver, NewProcess, Observes, StartUp};
+use crate::case::Transport;
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::coarse;
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
 use crate::rules::{Facts, Rules};
+use crate::stdio::StdioCommand;
 use crate::verdict::{ServerCounts, Verdict, coarse_mismatches, mismatches};
 use crate::wire::WireServer;
 use serde_json::Value;
@@ -71,22 +73,36 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
             &served
         }
     };
+    if case.file.transport == Transport::Stdio && !adapter.speaks_stdio() {
+        return unsupported(case, options, started, HTTP_ONLY);
+    }
     let file = Arc::new(case.file.clone());
     let server = match WireServer::start(Arc::clone(&file)) {
         Ok(server) => server,
         Err(e) => return CaseRecord::broken(&case.id, format!("wire server did not start: {e}")),
+    };
+    let stdio = match stdio_command(case, &server) {
+        Ok(stdio) => stdio,
+        Err(e) => return CaseRecord::broken(&case.id, e),
     };
     let mut calls = Vec::with_capacity(file.call.len());
     // One client for every call of the case, as an application keeps its client.
     let client = ClientRef::first_of(file.call.len());
     for index in 0..file.call.len() {
         server.begin_call(index);
-        let record = run_call(adapter, case, &server, client.at(index), options, observes).await;
+        let served = Served {
+            server: &server,
+            stdio: stdio.as_ref(),
+        };
+        let record = run_call(adapter, case, served, client.at(index), options, observes).await;
         let unsupported = record.verdict == Verdict::Unsupported;
         calls.push(record);
         if unsupported {
             break; // later calls build on this one
         }
+    }
+    if let Some(command) = &stdio {
+        server.with_record(|exchanges| crate::stdio::reap::reap(exchanges, command));
     }
     let verdict = calls
         .iter()
@@ -113,16 +129,27 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     }
 }
 
+/// What serves a case: its wire server and, for a stdio case, the stdio server's command line.
+#[derive(Clone, Copy)]
+struct Served<'s> {
+    server: &'s WireServer,
+    stdio: Option<&'s StdioCommand>,
+}
+
 async fn run_call<D: Driver>(
     adapter: &D,
     case: &Case,
-    server: &WireServer,
+    served: Served<'_>,
     client: ClientRef,
     options: &RunOptions,
     observes: Observes,
 ) -> CallRecord {
+    let server = served.server;
     let index = client.call;
     let mut context = call_context(case, index, &server.url(), options).with_client(client);
+    if let Some(command) = served.stdio {
+        context = context.with_stdio(command.argv().to_vec());
+    }
     if observes == Observes::ModelTold {
         let facts = crate::model::ModelFacts::of_call(&case.file.call[index]);
         context.model_facts = Some(Arc::new(facts));
@@ -134,7 +161,12 @@ async fn run_call<D: Driver>(
         index,
     };
     let log = AdapterLog::new();
+    let began_ms = elapsed_ms(server);
     let (ended, duration) = drive_call(adapter, context, &clock, &log).await;
+    let span = checks::CallSpan {
+        began_ms,
+        ended_ms: elapsed_ms(server),
+    };
     let expect = case.file.call[index].expect.clone();
     // The client gave up on the call: it said so, or it answered no sooner than its timeout (a
     // framework may report its timeout as something else).
@@ -148,7 +180,10 @@ async fn run_call<D: Driver>(
     let landing = claimed.max(expect.tool_posts).unwrap_or(0);
     settle(server, case, index, landing, timed_out).await;
     let (counts, mut checks) = server.with_record(|exchanges| {
-        let checks = checks::check_call(&case.file, index, exchanges);
+        let checks = match served.stdio {
+            None => checks::check_call(&case.file, index, exchanges),
+            Some(_) => checks::check_stdio_call(&case.file, index, exchanges, span),
+        };
         (ServerCounts::of(exchanges, index), checks)
     });
     let (report, verdict, problems, coarse) = match ended {
@@ -188,6 +223,65 @@ async fn run_call<D: Driver>(
         coarse,
         duration,
     }
+}
+
+/// Why a driver that does not speak stdio gets no stdio case.
+const HTTP_ONLY: &str = "the adapter speaks HTTP only: a stdio case needs a client that starts \
+                         its server as a process (adapter.toml `transports`, `run --transports`)";
+
+/// A case the driver cannot run: its first call `unsupported`, without a server.
+fn unsupported(case: &Case, options: &RunOptions, started: Instant, why: &str) -> CaseRecord {
+    let file = &case.file;
+    let call = CallRecord {
+        expect: file.call[0].expect.clone(),
+        report: Some(AdapterReport::Unsupported {
+            unsupported: why.to_owned(),
+        }),
+        adapter_log: None,
+        verdict: Verdict::Unsupported,
+        problems: vec![why.to_owned()],
+        checks: Vec::new(),
+        tool_posts: 0,
+        coarse: false,
+        duration: Duration::ZERO,
+    };
+    let calls = vec![call];
+    let standing = options.rules.standing_of(&Facts {
+        id: &case.id,
+        grade: file.grade,
+        verdict: Verdict::Unsupported,
+        error: None,
+        calls: &calls,
+    });
+    CaseRecord {
+        id: case.id.clone(),
+        summary: file.summary.clone(),
+        grade: file.grade,
+        verdict: Verdict::Unsupported,
+        error: None,
+        calls,
+        exchanges: Vec::new(),
+        duration: started.elapsed(),
+        standing,
+    }
+}
+
+/// The stdio server's command line for a stdio case (its session file written), `None` for an
+/// HTTP case.
+fn stdio_command(case: &Case, server: &WireServer) -> Result<Option<StdioCommand>, String> {
+    if case.file.transport != Transport::Stdio {
+        return Ok(None);
+    }
+    let program =
+        crate::stdio::session::program().map_err(|e| format!("no program to serve stdio: {e}"))?;
+    StdioCommand::create(&program, server.addr())
+        .map(Some)
+        .map_err(|e| format!("the stdio server's session file could not be written: {e}"))
+}
+
+/// Milliseconds since `server` started, the clock of its record.
+fn elapsed_ms(server: &WireServer) -> u64 {
+    u64::try_from(server.started().elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// How long the runner waits after a call for `tools/call` requests still on their way to the

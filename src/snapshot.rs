@@ -103,6 +103,15 @@ fn server_view(exchanges: &[Exchange]) -> ServerView {
     // Whether a standalone GET was counted: the first is, the others are not.
     let mut standalone = false;
     for exchange in exchanges {
+        if let Some(kind) = stdio_kind(exchange) {
+            // Whether a client's close reached the server before the case ended is timing.
+            if kind == "server event stdin_closed" {
+                continue;
+            }
+            let count: &mut u32 = requests.entry(kind).or_insert(0);
+            *count = count.saturating_add(1);
+            continue;
+        }
         let kind = match &exchange.jsonrpc_method {
             Some(method) => format!("{} {method}", exchange.http_method),
             None => exchange.http_method.to_string(),
@@ -119,6 +128,34 @@ fn server_view(exchanges: &[Exchange]) -> ServerView {
             .or_insert_with(|| protocol_headers(exchange));
     }
     ServerView { requests, headers }
+}
+
+/// What a stdio server process relayed, in the words of a stdio case (`stdin tools/call`,
+/// `stdin not JSON`, `server started`, `server event exit`); `None` for an HTTP request.
+fn stdio_kind(exchange: &Exchange) -> Option<String> {
+    use crate::stdio::action::paths;
+    let path = exchange.path.as_str();
+    if path.starts_with(paths::HOLD) {
+        return Some("server started".to_owned());
+    }
+    if path == paths::EVENT {
+        let event: serde_json::Value = serde_json::from_str(&exchange.body).unwrap_or_default();
+        let name = event
+            .get("event")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?");
+        return Some(format!("server event {name}"));
+    }
+    if path != paths::LINE {
+        return None;
+    }
+    let message: Option<serde_json::Value> = serde_json::from_str(&exchange.body).ok();
+    Some(match (&exchange.jsonrpc_method, message) {
+        (Some(method), _) => format!("stdin {method}"),
+        (None, Some(m)) if m.get("id").is_some() => "stdin response".to_owned(),
+        (None, Some(_)) => "stdin other".to_owned(),
+        (None, None) => "stdin not JSON".to_owned(),
+    })
 }
 
 /// A GET that resumes nothing: the standalone stream a client opens (or probes for) itself.

@@ -10,6 +10,7 @@ pub mod record;
 mod reply_recorder;
 pub mod response;
 pub(crate) mod script;
+mod stdio;
 
 pub use limits::Limits;
 pub use placeholder::Placeholders;
@@ -309,6 +310,9 @@ async fn end_connection(mut stream: TcpStream, ending: Ending) {
 /// Records the request and picks its answer: the case's script for `tools/call` (or for every
 /// POST, when the call targets them all), its resume script for GET, the prelude otherwise.
 fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
+    if crate::stdio::action::is_stdio_path(&request.path) {
+        return stdio::dispatch(shared, request);
+    }
     let message: Option<Value> = serde_json::from_slice(&request.body).ok();
     let method = message
         .as_ref()

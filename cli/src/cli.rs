@@ -86,6 +86,18 @@ enum Command {
     /// Print the man page (roff) generated from these options.
     #[command(after_help = generate::MAN_HELP)]
     Man,
+    /// Serve a stdio case as the MCP server a client starts (the runner names this command
+    /// to stdio adapters; docs/stdio.md).
+    StdioServer(StdioServerArgs),
+}
+
+/// `stdio-server --session FILE`.
+#[derive(Debug, clap::Args)]
+struct StdioServerArgs {
+    /// The session file the runner wrote for one case run (it points at the case's wire
+    /// server on loopback).
+    #[arg(long, value_name = "FILE")]
+    session: std::path::PathBuf,
 }
 
 /// An error that stops the command: a usage or infrastructure problem (exit code 2).
@@ -128,5 +140,6 @@ pub fn dispatch(args: Cli) -> Result<ExitCode, Fatal> {
         Command::Diff(args) => diff::diff(args),
         Command::Completions(args) => generate::completions(args),
         Command::Man => generate::man(),
+        Command::StdioServer(args) => Ok(mcp_error_layers::stdio::serve(&args.session)),
     }
 }

@@ -25,7 +25,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
-            "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict}
+            "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict,
+            "transports": list}
+TRANSPORTS = ("http", "stdio")
 # Agent rows (`kind = "agent"`, docs/adapters.md "Agent rows"): the library's AgentSpec reads them
 # and checks every key; here only what the lists need.
 AGENT_REQUIRED = {"kind": str, "agent": str, "version": str, "install": str, "api": str, "command": list}
@@ -51,6 +53,8 @@ def load(folder: pathlib.Path) -> dict:
         sys.exit(f"{path}: unknown key(s) {sorted(unknown)} (see harness/adapters/README.md)")
     if "threads" in manifest and not 1 <= manifest["threads"] <= MAX_THREADS:
         sys.exit(f"{path}: `threads` is {manifest['threads']}; cases at once, from 1 to {MAX_THREADS}")
+    if not set(manifest.get("transports", ["http"])) <= set(TRANSPORTS):
+        sys.exit(f"{path}: `transports` is {manifest['transports']!r}; a list of {TRANSPORTS}")
     if manifest["install"] not in INSTALLERS:
         sys.exit(f"{path}: `install` is {manifest['install']!r}; one of {INSTALLERS}")
     return {"id": folder.name, "folder": folder, **manifest}

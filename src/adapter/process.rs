@@ -64,6 +64,11 @@ pub const ENV_TASK: &str = "MCP_ERROR_LAYERS_TASK";
 pub const ENV_CALL_INDEX: &str = "MCP_ERROR_LAYERS_CALL_INDEX";
 /// How many calls the case makes (one-shot mode).
 pub const ENV_CALLS: &str = "MCP_ERROR_LAYERS_CALLS";
+/// What the call goes over: `http` or `stdio` (one-shot mode; see [`CallContext::transport`]).
+pub const ENV_TRANSPORT: &str = "MCP_ERROR_LAYERS_TRANSPORT";
+/// A stdio call's server command line, a JSON array of strings, program first (one-shot mode;
+/// see [`CallContext::command`]); unset over HTTP.
+pub const ENV_STDIO_COMMAND: &str = "MCP_ERROR_LAYERS_STDIO_COMMAND";
 /// `persistent` when the program is started to serve many calls; unset otherwise.
 pub const ENV_MODE: &str = "MCP_ERROR_LAYERS_MODE";
 /// How long a program started in persistent mode has to announce it, by default: as long as
@@ -104,6 +109,8 @@ pub struct ProcessAdapter {
     kept: Kept,
     /// Whether the program is a conformance client ([`ProcessAdapter::conformance_client`]).
     conformance: bool,
+    /// Whether the program speaks stdio ([`ProcessAdapter::with_stdio`]).
+    stdio: bool,
 }
 
 /// How a [`ProcessAdapter`] runs its program.
@@ -176,6 +183,7 @@ impl ProcessAdapter {
             pool: Pool::default(),
             kept: Kept::default(),
             conformance: false,
+            stdio: false,
         }
     }
 
@@ -233,6 +241,15 @@ impl ProcessAdapter {
     pub fn with_parallel_starts(mut self, starts: usize) -> Self {
         self.parallel_starts = starts.max(1);
         self.starts = Arc::new(Semaphore::new(self.parallel_starts));
+        self
+    }
+
+    /// Says whether the program can make stdio calls (docs/stdio.md): given a stdio call
+    /// (`MCP_ERROR_LAYERS_TRANSPORT=stdio`, the server's command line in
+    /// `MCP_ERROR_LAYERS_STDIO_COMMAND`), its client starts that command as its server. Without
+    /// it the stdio cases are `unsupported` and the program is never started for them.
+    pub fn with_stdio(mut self, stdio: bool) -> Self {
+        self.stdio = stdio;
         self
     }
 
@@ -366,6 +383,10 @@ impl ProcessAdapter {
 impl Driver for ProcessAdapter {
     type Prepared = Prepared;
 
+    fn speaks_stdio(&self) -> bool {
+        self.stdio && !self.conformance
+    }
+
     async fn prepare(&self, call: &CallContext) -> Prepared {
         if call.client.call > 0 {
             if let Some(slot) = self.kept_slot(call).await {
@@ -401,6 +422,7 @@ impl Driver for ProcessAdapter {
             start_up_timeout: Some(self.start_up_timeout),
             conformance_client: self.conformance,
             agent: false,
+            stdio: self.speaks_stdio(),
         }
     }
 
@@ -503,8 +525,16 @@ impl Program {
             .env(ENV_LIST_TOOLS, if call.list_tools { "1" } else { "0" })
             .env(ENV_CALL_INDEX, call.client.call.to_string())
             .env(ENV_CALLS, call.client.calls.to_string())
+            .env(ENV_TRANSPORT, call.transport.as_str())
             .env_remove(ENV_TASK)
+            .env_remove(ENV_STDIO_COMMAND)
             .stdin(Stdio::null());
+        if call.transport == crate::case::Transport::Stdio {
+            command.env(
+                ENV_STDIO_COMMAND,
+                serde_json::json!(call.command).to_string(),
+            );
+        }
         if let Some(task) = &call.task {
             command.env(ENV_TASK, serde_json::json!(task).to_string());
         }

@@ -30,6 +30,7 @@ mod retry;
 mod sent;
 mod server_requests;
 mod session;
+mod stdio;
 mod tasks;
 mod wire;
 
@@ -58,6 +59,7 @@ pub struct ReferenceAdapter {
     retry: RetryPolicy,
     mrtr: bool,
     clients: Arc<kept::Clients>,
+    stdio: Arc<stdio::Connections>,
 }
 
 impl ReferenceAdapter {
@@ -69,6 +71,7 @@ impl ReferenceAdapter {
             retry: RetryPolicy::default(),
             mrtr: true,
             clients: Arc::default(),
+            stdio: Arc::default(),
         }
     }
 
@@ -92,6 +95,10 @@ impl Default for ReferenceAdapter {
 }
 
 impl Adapter for ReferenceAdapter {
+    fn speaks_stdio(&self) -> bool {
+        true
+    }
+
     async fn call(&self, call: CallContext) -> AdapterReport {
         let Some(era) = Era::of(&call.protocol_version) else {
             return AdapterReport::Unsupported {
@@ -101,6 +108,11 @@ impl Adapter for ReferenceAdapter {
                 ),
             };
         };
+        if call.transport == crate::case::Transport::Stdio {
+            let answer = self.stdio.call(&call, era).await;
+            let observation = answer.classification.into_observation();
+            return observation.with_attempts(answer.attempts).into();
+        }
         let mut run = Run::new(self, &call, self.clients.take(&call.client));
         let classification = match era {
             Era::Stateless => run.modern_call().await,

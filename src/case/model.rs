@@ -3,6 +3,7 @@
 //! Unknown keys are rejected everywhere (`deny_unknown_fields`), so a typo is an error that
 //! names the key instead of a silently ignored option.
 
+use super::stdio::{StdioReply, Transport};
 use crate::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,6 +32,10 @@ pub struct CaseFile {
     /// `cargo test --test third_party`), and each part named here must really be broken there.
     #[serde(default)]
     pub breaks_on_purpose: Vec<WirePart>,
+    /// What the case is served over: `http` (the default) or `stdio` (the client starts the
+    /// harness's stdio server; each call's answers are `[[call.stdio]]`).
+    #[serde(default)]
+    pub transport: Transport,
     /// What `tools/list` advertises and what the calls name.
     #[serde(default)]
     pub tool: Tool,
@@ -203,8 +208,12 @@ pub struct Call {
     /// Which POSTs the replies answer.
     #[serde(default)]
     pub target: Target,
-    /// Answers to this call's `tools/call` POSTs in order; the last repeats.
+    /// Answers to this call's `tools/call` POSTs in order; the last repeats (HTTP cases).
+    #[serde(default)]
     pub reply: Vec<Reply>,
+    /// Answers to this call's `tools/call` messages in order; the last repeats (stdio cases).
+    #[serde(default)]
+    pub stdio: Vec<StdioReply>,
     /// Answers to this call's GET requests with `Last-Event-ID` (SSE resumptions) in order; the
     /// last repeats. Without any, and for a GET without `Last-Event-ID`, the answer is `405`.
     #[serde(default)]

@@ -4,6 +4,7 @@
 
 use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
 use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, MAX_REPEAT, Reply};
+use super::stdio::{Transport, validate_stdio_reply};
 use crate::era::{Era, KNOWN_VERSIONS, MODERN_VERSION};
 use crate::outcome::{Layer, Outcome};
 use serde_json::Value;
@@ -45,8 +46,13 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         return Err(("call".into(), msg));
     }
     let modern = Era::of(&file.protocol_version) == Some(Era::Stateless);
+    let transport = file.transport;
     for (i, call) in file.call.iter_mut().enumerate() {
-        validate_call(call, modern).map_err(|(key, msg)| (format!("call[{i}].{key}"), msg))?;
+        let at = |(key, msg): Problem| (format!("call[{i}].{key}"), msg);
+        match transport {
+            Transport::Http => validate_call(call, modern).map_err(at)?,
+            Transport::Stdio => validate_stdio_call(call).map_err(at)?,
+        }
     }
     Ok(())
 }
@@ -71,27 +77,17 @@ fn codepoint(c: char) -> String {
 }
 
 fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
-    if let Some(arguments) = &mut call.arguments {
-        let value = json_text(arguments).map_err(|msg| ("arguments".to_owned(), msg))?;
-        if !value.is_object() {
-            let msg = "the arguments must be a JSON object, like '{\"x\": 1}'".to_owned();
-            return Err(("arguments".into(), msg));
-        }
-    }
-    if call.timeout_ms == Some(0) {
-        let msg =
-            format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
-        return Err(("timeout_ms".into(), msg));
-    }
-    if let Some(ms) = call.timeout_ms {
-        bounded("timeout_ms", ms)?;
-    }
-    for (k, &ms) in call.expect.min_gaps_ms.iter().enumerate() {
-        bounded(&format!("expect.min_gaps_ms[{k}]"), ms)?;
-    }
+    validate_arguments(call)?;
+    validate_timing(call)?;
     if call.reply.is_empty() {
         let msg = "a call needs at least one [[call.reply]] table".to_owned();
         return Err(("reply".into(), msg));
+    }
+    if !call.stdio.is_empty() {
+        let msg = "[[call.stdio]] answers a stdio case: set `transport = \"stdio\"` at the top, \
+                   or use [[call.reply]]"
+            .to_owned();
+        return Err(("stdio".into(), msg));
     }
     for (j, reply) in call.reply.iter_mut().enumerate() {
         validate_reply(reply).map_err(|(key, msg)| (format!("reply[{j}].{key}"), msg))?;
@@ -109,6 +105,89 @@ fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
              protocol_version, or remove [[call.resume]]"
         );
         return Err(("resume".into(), msg));
+    }
+    Ok(())
+}
+
+/// The call's arguments: a JSON object, compacted.
+fn validate_arguments(call: &mut Call) -> Result<(), Problem> {
+    if let Some(arguments) = &mut call.arguments {
+        let value = json_text(arguments).map_err(|msg| ("arguments".to_owned(), msg))?;
+        if !value.is_object() {
+            let msg = "the arguments must be a JSON object, like '{\"x\": 1}'".to_owned();
+            return Err(("arguments".into(), msg));
+        }
+    }
+    Ok(())
+}
+
+/// The call's timeout and expected gaps: bounded, and a timeout of at least 1 ms.
+fn validate_timing(call: &Call) -> Result<(), Problem> {
+    if call.timeout_ms == Some(0) {
+        let msg =
+            format!("must be at least 1; leave it out for the default ({DEFAULT_TIMEOUT_MS})");
+        return Err(("timeout_ms".into(), msg));
+    }
+    if let Some(ms) = call.timeout_ms {
+        bounded("timeout_ms", ms)?;
+    }
+    for (k, &ms) in call.expect.min_gaps_ms.iter().enumerate() {
+        bounded(&format!("expect.min_gaps_ms[{k}]"), ms)?;
+    }
+    Ok(())
+}
+
+/// A call of a stdio case: `[[call.stdio]]` answers, no HTTP keys, an expectation a stdio
+/// client can meet.
+fn validate_stdio_call(call: &mut Call) -> Result<(), Problem> {
+    validate_arguments(call)?;
+    validate_timing(call)?;
+    let http_keys = [
+        ("reply", !call.reply.is_empty()),
+        ("resume", !call.resume.is_empty()),
+        ("task", call.uses_tasks()),
+        ("target", call.target != super::model::Target::ToolsCall),
+    ];
+    if let Some((key, _)) = http_keys.iter().find(|(_, set)| *set) {
+        let msg = format!(
+            "`{key}` belongs to HTTP cases; a stdio case answers with [[call.stdio]] tables"
+        );
+        return Err(((*key).into(), msg));
+    }
+    if call.stdio.is_empty() {
+        let msg = "a stdio call needs at least one [[call.stdio]] table".to_owned();
+        return Err(("stdio".into(), msg));
+    }
+    for (j, reply) in call.stdio.iter_mut().enumerate() {
+        validate_stdio_reply(reply).map_err(|(key, msg)| (format!("stdio[{j}].{key}"), msg))?;
+    }
+    validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))?;
+    validate_stdio_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))
+}
+
+/// Over stdio there is no HTTP: no status, and none of the outcomes only HTTP can give.
+fn validate_stdio_expect(expect: &Expect) -> Result<(), Problem> {
+    let http_only = [
+        Outcome::HttpError,
+        Outcome::UnexpectedContentType,
+        Outcome::NoResult,
+        Outcome::StreamIncomplete,
+    ];
+    if http_only.contains(&expect.outcome) {
+        let msg = format!(
+            "{} needs HTTP; over stdio a process that exits or closes its stdout is \
+             CONNECTION_ERROR",
+            expect.outcome
+        );
+        return Err(("outcome".into(), msg));
+    }
+    if expect.status.is_some() || expect.resumes.is_some() {
+        let key = if expect.status.is_some() {
+            "status"
+        } else {
+            "resumes"
+        };
+        return Err((key.into(), "there is no HTTP over stdio: remove it".into()));
     }
     Ok(())
 }
@@ -207,7 +286,7 @@ fn status_fits(outcome: Outcome, status: u16) -> Result<(), String> {
 pub const MAX_DURATION_MS: u64 = 600_000;
 
 /// `Err` naming `key` when `ms` is past [`MAX_DURATION_MS`].
-fn bounded(key: &str, ms: u64) -> Result<(), Problem> {
+pub(super) fn bounded(key: &str, ms: u64) -> Result<(), Problem> {
     if ms > MAX_DURATION_MS {
         let msg = format!(
             "{ms} is more than {MAX_DURATION_MS} (10 minutes), the bound of every duration key"
@@ -440,7 +519,7 @@ fn validate_await(event: &Event, wait: u64) -> Result<(), Problem> {
 }
 
 /// Parses a JSON text and replaces it with its compact form.
-fn json_text(text: &mut String) -> Result<Value, String> {
+pub(super) fn json_text(text: &mut String) -> Result<Value, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         format!("not a JSON text: {e} (use `raw` or `data_raw` to send invalid JSON on purpose)")
     })?;

@@ -31,6 +31,10 @@ pub struct RunSettings {
     /// --agent`; added in v1 later; absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub agent: bool,
+    /// Whether the adapter program was run with its stdio side (`run --transports
+    /// http,stdio`; added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stdio: bool,
 }
 
 /// A duration as the whole milliseconds a report and a flag carry (saturating: no setting is
@@ -64,6 +68,7 @@ impl RunSettings {
             start_up_timeout_ms: driver.start_up_timeout.map(millis),
             conformance_client: driver.conformance_client,
             agent: driver.agent,
+            stdio: driver.stdio,
         }
     }
 
@@ -97,6 +102,9 @@ impl RunSettings {
         }
         if let Some(ms) = self.start_up_timeout_ms {
             flags.push(format!("--start-up-timeout-ms {ms}"));
+        }
+        if self.stdio {
+            flags.push("--transports http,stdio".into());
         }
         flags.push(format!("--adapter-name {}", quoted(named.adapter)));
         if let Some(version) = named.version {
@@ -139,11 +147,12 @@ mod tests {
             start_up_timeout_ms: Some(10_000),
             conformance_client: false,
             agent: false,
+            stdio: true,
         };
         assert_eq!(
             settings.flags(named("python-sdk")),
             "--jobs 8 --default-timeout-ms 1500 --deadline-margin-ms 3000 \
-             --announce-timeout-ms 60000 --start-up-timeout-ms 10000 \
+             --announce-timeout-ms 60000 --start-up-timeout-ms 10000 --transports http,stdio \
              --adapter-name python-sdk --adapter-version 2.3.0"
         );
     }

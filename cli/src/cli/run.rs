@@ -62,6 +62,11 @@ pub struct RunArgs {
     /// Make every case prefer this protocol version.
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
+    /// The transports the adapter program speaks, comma-separated: `http` (the default) and
+    /// `stdio` (its client starts the server command it is given; docs/stdio.md). The stdio
+    /// cases are `unsupported` for a program that does not name `stdio`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    transports: Vec<TransportArg>,
     /// How long an adapter program started for one call may take before its first request;
     /// the call's deadline starts at that request, or when this is over (default: 10000, at
     /// most 600000).
@@ -285,7 +290,16 @@ fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAda
     if let Some(ms) = args.announce_timeout_ms {
         adapter = adapter.with_announce_timeout(Duration::from_millis(ms));
     }
-    adapter
+    adapter.with_stdio(args.transports.contains(&TransportArg::Stdio))
+}
+
+/// A transport `--transports` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TransportArg {
+    /// Streamable HTTP.
+    Http,
+    /// Stdio: the client starts the harness's stdio server.
+    Stdio,
 }
 
 /// Refuses flags that do not fit the adapter: an adapter program's with the reference client
@@ -312,6 +326,7 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
         ));
     }
     let program_only = [
+        ("--transports", !args.transports.is_empty()),
         ("--start-up-timeout-ms", args.start_up_timeout_ms.is_some()),
         ("--announce-timeout-ms", args.announce_timeout_ms.is_some()),
     ];

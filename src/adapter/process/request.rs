@@ -1,12 +1,15 @@
 //! The request line of the persistent protocol: one call, as the program reads it on stdin.
 
-use crate::adapter::CallContext;
-use serde_json::json;
+use crate::adapter::{CallContext, Transport};
+use serde_json::{Value, json};
 
 /// One request: the call, as a JSON line; with `"id"` for a process that serves calls at once.
 pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
+    let stdio = call.transport == Transport::Stdio;
     let mut request = json!({
-        "endpoint": call.endpoint,
+        // Over stdio there is no endpoint: the client starts `command` instead.
+        "endpoint": if stdio { Value::Null } else { json!(call.endpoint) },
+        "transport": call.transport.as_str(),
         "tool": call.tool,
         "arguments": call.arguments,
         "protocol_version": call.protocol_version,
@@ -27,6 +30,9 @@ pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
         if let Some(id) = id {
             object.insert("id".into(), id.into());
         }
+        if stdio {
+            object.insert("command".into(), json!(call.command));
+        }
     }
     let mut line = request.to_string().into_bytes();
     line.push(b'\n');
@@ -46,11 +52,26 @@ mod tests {
         let line = request_line(&call, Some(7));
         assert_eq!(line.last(), Some(&b'\n'));
         let sent: serde_json::Value = serde_json::from_slice(&line).unwrap();
-        let want = json!({"endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "arguments": {"a": 1},
+        let want = json!({"endpoint": "http://127.0.0.1:1/mcp", "transport": "http",
+                          "tool": "t", "arguments": {"a": 1},
                           "protocol_version": "2026-07-28", "timeout_ms": 5000,
                           "annotations": {}, "list_tools": true, "id": 7,
                           "client": client.id, "call": 1, "calls": 3});
         assert_eq!(sent, want);
+    }
+
+    #[test]
+    fn a_stdio_call_names_the_command_and_no_endpoint() {
+        let argv = vec![
+            "/bin/server".to_owned(),
+            "--session".to_owned(),
+            "/s".to_owned(),
+        ];
+        let call = CallContext::new("x", "t", json!({})).with_stdio(argv);
+        let sent: serde_json::Value = serde_json::from_slice(&request_line(&call, None)).unwrap();
+        assert_eq!(sent["transport"], "stdio");
+        assert_eq!(sent["endpoint"], serde_json::Value::Null);
+        assert_eq!(sent["command"], json!(["/bin/server", "--session", "/s"]));
     }
 
     #[test]

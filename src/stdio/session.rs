@@ -1,0 +1,109 @@
+//! The session file a stdio server is started with, and the command line an adapter is given.
+
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the program to start as the stdio server, for a runner
+/// whose own executable cannot serve (docs/stdio.md, "Which program serves").
+pub const PROGRAM_VAR: &str = "MCP_ERROR_LAYERS_STDIO_SERVER";
+
+/// What a stdio server process needs to know: where its wire server listens. Written by the
+/// runner into a folder of its own per case run; read once at the process's start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    /// The format's version: 1.
+    pub version: u32,
+    /// The case's wire server (always a loopback address).
+    pub wire: SocketAddr,
+}
+
+/// The most a session file may hold: it is a few dozen bytes.
+const MAX_SESSION_BYTES: u64 = 64 * 1024;
+
+impl Session {
+    /// The session for the wire server at `wire`.
+    pub fn new(wire: SocketAddr) -> Self {
+        Session { version: 1, wire }
+    }
+
+    /// Reads a session file, naming the file and what is wrong.
+    pub fn read(path: &Path) -> Result<Session, String> {
+        use std::io::Read;
+        let shown = path.display();
+        let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+        let mut text = String::new();
+        file.take(MAX_SESSION_BYTES)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        let session: Session =
+            serde_json::from_str(&text).map_err(|e| format!("{shown}: not a session file: {e}"))?;
+        if session.version != 1 || !session.wire.ip().is_loopback() {
+            let msg = "version 1 and a loopback `wire` address are expected";
+            return Err(format!("{shown}: {msg}"));
+        }
+        Ok(session)
+    }
+}
+
+/// The stdio server's command line for one case run: a folder of its own holding the session
+/// file, removed when this is dropped.
+#[derive(Debug)]
+pub struct StdioCommand {
+    dir: PathBuf,
+    argv: Vec<String>,
+}
+
+impl StdioCommand {
+    /// Writes the session for `wire` into a new folder under the temporary directory and names
+    /// `program` to serve it: `PROGRAM stdio-server --session FILE`.
+    pub fn create(program: &Path, wire: SocketAddr) -> std::io::Result<StdioCommand> {
+        let dir = unique_dir()?;
+        let file = dir.join("session.json");
+        let text = serde_json::to_string(&Session::new(wire)).map_err(std::io::Error::other)?;
+        std::fs::write(&file, text)?;
+        let argv = vec![
+            program.display().to_string(),
+            "stdio-server".to_owned(),
+            "--session".to_owned(),
+            file.display().to_string(),
+        ];
+        Ok(StdioCommand { dir, argv })
+    }
+
+    /// The command line, program first.
+    pub fn argv(&self) -> &[String] {
+        &self.argv
+    }
+
+    /// The session file's path: a process whose command line holds it serves this case run.
+    pub fn session_file(&self) -> &str {
+        &self.argv[3]
+    }
+}
+
+impl Drop for StdioCommand {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn unique_dir() -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let dir =
+        std::env::temp_dir().join(format!("mcp-error-layers-stdio-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The program that serves stdio cases for this process: [`PROGRAM_VAR`] when set, else this
+/// very executable (the command line and every `main!` test binary answer `stdio-server`).
+pub fn program() -> std::io::Result<PathBuf> {
+    match std::env::var_os(PROGRAM_VAR) {
+        Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+        _ => std::env::current_exe(),
+    }
+}
