@@ -181,6 +181,15 @@ impl<'a, D: Driver> Run<'a, D> {
         self
     }
 
+    /// The program that serves the stdio cases (`PROGRAM stdio-server --session FILE`,
+    /// docs/stdio.md); default: `MCP_ERROR_LAYERS_STDIO_SERVER`, else this executable if it
+    /// serves. A test binary with the standard harness names the `mcp-error-layers-stdio`
+    /// binary of this crate here.
+    pub fn stdio_server(mut self, program: impl Into<std::path::PathBuf>) -> Self {
+        self.options.stdio_server = Some(program.into());
+        self
+    }
+
     /// Runs every case, up to `jobs` at once, telling `sink` as it goes; the report holds the
     /// records in the order of the cases. The adapter's name and version in the report are
     /// what it announced ([`Driver::info`]), else `adapter`; set

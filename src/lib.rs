@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 135 tests
+//! running 162 tests
 //! test [must]   accepted/empty-200                             ... FAILED
 //! …
 //! test [must]   jsonrpc/invalid-params                         ... ok
 //! …
 //! test [must]   sse/final-result                               ... FAILED
 //! …
-//! test result: FAILED. 54 passed; 36 failed; 45 ignored; 0 measured; 0 filtered out; finished in 7.55s
+//! test result: FAILED. 54 passed; 36 failed; 72 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client: 135 cases: 24 passed, 0 accepted, 30 warnings, 36 failed, 45 skipped; hangs 0, adapter errors 0; 0 snapshots changed
+//! mcp-error-layers: my-client: 162 cases: 24 passed, 0 accepted, 30 warnings, 36 failed, 72 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -232,6 +232,9 @@
 //! | 2025 | to an `elicitation/create` in an undeclared mode: error -32602 with its id | `elicitation-answered` | must |
 //! | 2025 | to a `roots/list` without `roots`: error -32601 with its id | `roots-answered` | should |
 //! | 2025 | to a `sampling/createMessage` without `sampling`: an error with its id | `sampling-answered` | should |
+//! | stdio | read the server's stderr: a 1 MiB flood must not block it | `stdio-stderr-drained` | must |
+//! | stdio | report the server's exit, kill or closed stdout within 2 s, not at the timeout | `stdio-exit-reported` | should |
+//! | stdio | after the server died: the next call starts a new one, or fails within 2 s | `stdio-next-call-after-exit` | must |
 //! | 2026-07-28 | no JSON-RPC response, even to a request on the stream | `no-modern-response` | must |
 //! | 2026-07-28 | after giving up on a stalled response stream: close it | `timeout-closes-stream` | should |
 //! | all | each `tools/call` after the first in a call: a new `id` | `new-request-id` | must |
@@ -467,7 +470,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client: 135 cases: 0 passed, 2 accepted, 0 warnings, 88 failed, 45 skipped; hangs 3, adapter errors 3; 0 snapshots changed
+//! mcp-error-layers: careless-client: 162 cases: 0 passed, 2 accepted, 0 warnings, 88 failed, 72 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
@@ -529,10 +532,13 @@
 //! - for a client crate: [`main!`], [`Config`], and the adapter contract: [`Adapter`],
 //!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`].
 //!
-//! Seven modules, in the order a case flows through them:
+//! Eight modules, in the order a case flows through them:
 //! - [`case`]: case files ([`case::builtin`], [`case::discover`], [`case::CaseSource`]);
 //! - [`wire`]: the wire server that serves a case on `127.0.0.1:0`, writing raw HTTP/1.1, and
 //!   its record of every exchange (the command line's `serve`);
+//! - [`stdio`]: the harness as a stdio MCP server for the stdio cases (docs/stdio.md): the
+//!   process a client starts relays what it reads to the case's wire server
+//!   ([`stdio::intercept`] for a test binary with its own `main`);
 //! - [`adapter`]: the client under test ([`adapter::Driver`], an adapter program's
 //!   [`adapter::process::ProcessAdapter`], a coding agent's
 //!   [`adapter::process::agent::AgentAdapter`], our reference client

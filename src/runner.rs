@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub default_timeout: Option<Duration>,
     /// How each case's standing is decided: strictness and the baseline.
     pub rules: Rules,
+    /// The program that serves stdio cases; `None`: [`crate::stdio::session::program`].
+    pub stdio_server: Option<std::path::PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -41,6 +43,7 @@ impl Default for RunOptions {
             protocol_version: None,
             default_timeout: None,
             rules: Rules::default(),
+            stdio_server: None,
         }
     }
 }
@@ -81,7 +84,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         Ok(server) => server,
         Err(e) => return CaseRecord::broken(&case.id, format!("wire server did not start: {e}")),
     };
-    let stdio = match stdio_command(case, &server) {
+    let stdio = match stdio_command(case, &server, options) {
         Ok(stdio) => stdio,
         Err(e) => return CaseRecord::broken(&case.id, e),
     };
@@ -268,12 +271,18 @@ fn unsupported(case: &Case, options: &RunOptions, started: Instant, why: &str) -
 
 /// The stdio server's command line for a stdio case (its session file written), `None` for an
 /// HTTP case.
-fn stdio_command(case: &Case, server: &WireServer) -> Result<Option<StdioCommand>, String> {
+fn stdio_command(
+    case: &Case,
+    server: &WireServer,
+    options: &RunOptions,
+) -> Result<Option<StdioCommand>, String> {
     if case.file.transport != Transport::Stdio {
         return Ok(None);
     }
-    let program =
-        crate::stdio::session::program().map_err(|e| format!("no program to serve stdio: {e}"))?;
+    let program = match &options.stdio_server {
+        Some(program) => program.clone(),
+        None => crate::stdio::session::program()?,
+    };
     StdioCommand::create(&program, server.addr())
         .map(Some)
         .map_err(|e| format!("the stdio server's session file could not be written: {e}"))

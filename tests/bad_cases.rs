@@ -137,7 +137,11 @@ fn a_folder_of_good_and_bad_cases_runs_the_good_ones_and_fails_each_bad_one_alon
         }
     }
     let client = ReferenceAdapter::new();
-    let records = Run::new(&client).cases(sources.clone()).execute(&()).cases;
+    let records = Run::new(&client)
+        .cases(sources.clone())
+        .stdio_server(env!("CARGO_BIN_EXE_mcp-error-layers-stdio"))
+        .execute(&())
+        .cases;
     let mut wrong = Vec::new();
     for (source, record) in sources.iter().zip(&records) {
         let ok = if is_bad(source) {

@@ -28,7 +28,11 @@ fn reference_run() -> &'static RunReport {
     static RUN: OnceLock<RunReport> = OnceLock::new();
     RUN.get_or_init(|| {
         let client = ReferenceAdapter::new();
-        let mut report = Run::new(&client).cases(builtin()).jobs(JOBS).execute(&());
+        let mut report = Run::new(&client)
+            .cases(builtin())
+            .jobs(JOBS)
+            .stdio_server(env!("CARGO_BIN_EXE_mcp-error-layers-stdio"))
+            .execute(&());
         report.adapter = AdapterInfo {
             name: "reference".to_owned(),
             version: Some(env!("CARGO_PKG_VERSION").to_owned()),

@@ -35,6 +35,10 @@ pub fn intercept() -> Option<ExitCode> {
         [command, flag, file] if command == "stdio-server" && flag == "--session" => {
             Some(serve(Path::new(file)))
         }
+        [command, flag] if command == "stdio-server" && flag == "--probe" => {
+            println!("{}", super::session::PROBE_REPLY);
+            Some(ExitCode::SUCCESS)
+        }
         [command, ..] if command == "stdio-server" => {
             eprintln!("usage: stdio-server --session FILE (docs/stdio.md)");
             Some(ExitCode::from(2))

@@ -99,11 +99,57 @@ fn unique_dir() -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// What `stdio-server --probe` prints: the program serves stdio cases.
+pub const PROBE_REPLY: &str = "mcp-error-layers stdio-server 1";
+
+/// How long the probe of this executable may take.
+const PROBE_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The program that serves stdio cases for this process: [`PROGRAM_VAR`] when set, else this
-/// very executable (the command line and every `main!` test binary answer `stdio-server`).
-pub fn program() -> std::io::Result<PathBuf> {
-    match std::env::var_os(PROGRAM_VAR) {
-        Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
-        _ => std::env::current_exe(),
+/// very executable if it answers `stdio-server --probe` (the command line and every `main!`
+/// test binary do; probed once per process). `Err` says what to do instead.
+pub fn program() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(PROGRAM_VAR).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
     }
+    static OWN: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        match probe(&exe) {
+            true => Ok(exe),
+            false => Err(format!(
+                "{} cannot serve stdio cases: call `mcp_error_layers::stdio::intercept()` first \
+                 in its `main` (`main!` does), or name a program that can in {PROGRAM_VAR} \
+                 (the `mcp-error-layers` command line)",
+                exe.display()
+            )),
+        }
+    })
+    .clone()
+}
+
+/// Whether `exe stdio-server --probe` says it serves, within [`PROBE_WITHIN`].
+fn probe(exe: &Path) -> bool {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let Ok(mut child) = Command::new(exe)
+        .args(["stdio-server", "--probe"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let until = std::time::Instant::now() + PROBE_WITHIN;
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut said = String::new();
+    if let Some(out) = child.stdout.as_mut() {
+        let _ = out.take(256).read_to_string(&mut said);
+    }
+    said.lines().next() == Some(PROBE_REPLY)
 }
