@@ -107,6 +107,19 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     if let Some(command) = &stdio {
         server.with_record(|exchanges| crate::stdio::reap::reap(exchanges, command));
     }
+    finished(case, options, started, calls, server.record())
+}
+
+/// The record of a case whose calls ran (or were declared unsupported): its verdict the worst
+/// of theirs, its standing decided once.
+fn finished(
+    case: &Case,
+    options: &RunOptions,
+    started: Instant,
+    calls: Vec<CallRecord>,
+    exchanges: Vec<crate::wire::Exchange>,
+) -> CaseRecord {
+    let file = &case.file;
     let verdict = calls
         .iter()
         .map(|c| c.verdict)
@@ -126,7 +139,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         verdict,
         error: None,
         calls,
-        exchanges: server.record(),
+        exchanges,
         duration: started.elapsed(),
         standing,
     }
@@ -248,25 +261,7 @@ fn unsupported(case: &Case, options: &RunOptions, started: Instant, why: &str) -
         coarse: false,
         duration: Duration::ZERO,
     };
-    let calls = vec![call];
-    let standing = options.rules.standing_of(&Facts {
-        id: &case.id,
-        grade: file.grade,
-        verdict: Verdict::Unsupported,
-        error: None,
-        calls: &calls,
-    });
-    CaseRecord {
-        id: case.id.clone(),
-        summary: file.summary.clone(),
-        grade: file.grade,
-        verdict: Verdict::Unsupported,
-        error: None,
-        calls,
-        exchanges: Vec::new(),
-        duration: started.elapsed(),
-        standing,
-    }
+    finished(case, options, started, vec![call], Vec::new())
 }
 
 /// The stdio server's command line for a stdio case (its session file written), `None` for an
