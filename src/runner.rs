@@ -1,6 +1,9 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
+#[cfg(unix)]
+mod reap;
+
 use crate::adapter::{AdapterLog, CallContext, ClientRef, Driver, NewProcess, Observes, StartUp};
 use crate::case::Transport;
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
@@ -105,7 +108,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
         }
     }
     if let Some(command) = &stdio {
-        server.with_record(|exchanges| crate::stdio::reap::reap(exchanges, command));
+        server.with_record(|exchanges| reap::reap(exchanges, command));
     }
     finished(case, options, started, calls, server.record())
 }

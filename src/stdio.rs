@@ -14,8 +14,6 @@
 
 pub mod action;
 #[cfg(unix)]
-pub(crate) mod reap;
-#[cfg(unix)]
 pub mod server;
 pub mod session;
 

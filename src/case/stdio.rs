@@ -4,7 +4,7 @@
 //! Over stdio the HTTP layer is replaced by a process: its faults are lines written badly,
 //! streams closed, a process that exits or is killed, and a stderr pipe nobody reads.
 
-use super::validate::{Problem, bounded, json_text};
+use super::problem::{Problem, bounded, json_text};
 use serde::{Deserialize, Serialize};
 
 /// The longest line a stdio reply writes, padding included: 16 MiB. A client that reads whole

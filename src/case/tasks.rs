@@ -4,7 +4,8 @@
 //! other.
 
 use super::model::{Call, CaseFile};
-use super::validate::{Problem, validate_reply};
+use super::problem::Problem;
+use super::validate::validate_reply;
 use crate::era::{Era, MODERN_VERSION, SESSION_VERSIONS};
 
 /// The first version with tasks (2025-11-25 basic/utilities/tasks).

@@ -4,13 +4,10 @@
 
 use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
 use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, MAX_REPEAT, Reply};
+use super::problem::{Problem, bounded, json_text};
 use super::stdio::{Transport, validate_stdio_reply};
 use crate::era::{Era, KNOWN_VERSIONS, MODERN_VERSION};
 use crate::outcome::{Layer, Outcome};
-use serde_json::Value;
-
-/// A problem: the key path and what is wrong with it.
-pub type Problem = (String, String);
 
 /// Validates `file` and compacts its JSON texts in place.
 pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
@@ -280,22 +277,6 @@ fn status_fits(outcome: Outcome, status: u16) -> Result<(), String> {
     })
 }
 
-/// The bound of every duration key of a case file (`timeout_ms`, `delay_ms`, `event_gap_ms`,
-/// `min_gaps_ms`, an event's `retry`): ten minutes. A case that needs longer tests patience, not error handling, and
-/// an unbounded one could keep a run from ever ending.
-pub const MAX_DURATION_MS: u64 = 600_000;
-
-/// `Err` naming `key` when `ms` is past [`MAX_DURATION_MS`].
-pub(super) fn bounded(key: &str, ms: u64) -> Result<(), Problem> {
-    if ms > MAX_DURATION_MS {
-        let msg = format!(
-            "{ms} is more than {MAX_DURATION_MS} (10 minutes), the bound of every duration key"
-        );
-        return Err((key.into(), msg));
-    }
-    Ok(())
-}
-
 pub(super) fn validate_reply(reply: &mut Reply) -> Result<(), Problem> {
     bounded("delay_ms", reply.delay_ms)?;
     bounded("event_gap_ms", reply.event_gap_ms)?;
@@ -516,13 +497,4 @@ fn validate_await(event: &Event, wait: u64) -> Result<(), Problem> {
         return Err(("await_answer_ms".into(), msg.into()));
     }
     Ok(())
-}
-
-/// Parses a JSON text and replaces it with its compact form.
-pub(super) fn json_text(text: &mut String) -> Result<Value, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        format!("not a JSON text: {e} (use `raw` or `data_raw` to send invalid JSON on purpose)")
-    })?;
-    *text = value.to_string();
-    Ok(value)
 }

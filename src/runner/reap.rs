@@ -2,8 +2,8 @@
 //! server, or one it orphaned. Each process also exits on its own once the case's wire server
 //! is gone; killing them here makes the end certain and immediate.
 
-use super::StdioCommand;
-use super::action::paths;
+use crate::stdio::StdioCommand;
+use crate::stdio::action::paths;
 use crate::wire::Exchange;
 
 /// Kills every stdio server process of `command`'s case run that the record shows alive: its
