@@ -12,6 +12,7 @@ use super::{Request, Requests, Tally, answer_message, event_answer};
 use crate::case::model::DEFAULT_TIMEOUT_MS;
 use crate::case::{CaseFile, End, Grade, Reply};
 use crate::outcome::Outcome;
+use crate::stdio::action::paths;
 use crate::wire::Exchange;
 use serde_json::Value;
 
@@ -66,12 +67,14 @@ pub(super) fn may_give_up(case: &CaseFile, index: usize) -> bool {
 }
 
 /// Whether a cancel of call `index` may still come: a `tools/call` of the call went out in a
-/// session (it named one), and no cancel of the call has arrived yet. A client sends it after
-/// giving up, often after it reported; a cancel that no check judges still shows in the record.
+/// session (it named one, or came over stdio, where the process is the session), and no cancel
+/// of the call has arrived yet. A client sends it after giving up, often after it reported; a
+/// cancel that no check judges still shows in the record.
 pub(super) fn may_follow(index: usize, exchanges: &[Exchange]) -> bool {
     let of_call = || exchanges.iter().filter(|e| e.call == index);
     let in_session = of_call().any(|e| {
-        e.jsonrpc_method.as_deref() == Some("tools/call") && e.header("mcp-session-id").is_some()
+        e.jsonrpc_method.as_deref() == Some("tools/call")
+            && (e.header("mcp-session-id").is_some() || e.path == paths::LINE)
     });
     let cancelled =
         of_call().any(|e| e.jsonrpc_method.as_deref() == Some("notifications/cancelled"));

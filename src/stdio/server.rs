@@ -146,8 +146,10 @@ fn act(wire: SocketAddr, action: Action) {
             kill_self(signal);
         }
         Action::CloseStdout => {
-            close_stdout();
+            // Reported first, as an exit is: a client that sees the end of stdout may kill this
+            // process at once, before a report made after the close would reach the record.
             report(wire, &Event::StdoutClosed);
+            close_stdout();
         }
     }
 }
