@@ -1,5 +1,5 @@
 //! The `mcp-error-layers` command line. Without a subcommand it runs every built-in case
-//! against the reference client (`run`), so `cargo run --release` is the main job.
+//! against the reference client (`run`), so `cargo run` is the main job.
 
 mod cli;
 
