@@ -19,6 +19,9 @@
 //! (or whose setup fails) reports every case of that SDK as ignored, with the reason; with
 //! `MCP_ERROR_LAYERS_REQUIRE_SDKS=1` (CI) it fails the run instead.
 
+#[path = "sdk_sample.rs"]
+mod sdk_sample;
+
 use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::process::agent::AgentAdapter;
@@ -446,11 +449,16 @@ pub fn config() -> Config {
             .baseline(format!("harness/adapters/{name}/baseline.toml")),
     };
     let sdk = prepared.sdk.as_ref().ok();
-    // A row whose client has no stdio entry point leaves the stdio cases out of its run (they
-    // would all be `unsupported`); its table in the matrix stays the HTTP one.
+    // A row whose adapter drives no stdio client (today the agent rows, driven over HTTP) leaves
+    // the stdio cases out of its run: they would all be `unsupported`, and the agent table is the
+    // record of one run of the HTTP cases.
     let config = match sdk.is_some_and(|sdk| sdk.transports.contains(&Transport::Stdio)) {
         true => config,
         false => config.skip("stdio/"),
+    };
+    let config = match agent {
+        true => leave_out_of_sample(config),
+        false => config,
     };
     let default_timeout = sdk.and_then(|sdk| sdk.default_timeout_ms);
     let margin = sdk.and_then(|sdk| sdk.deadline_margin_ms);
@@ -458,6 +466,15 @@ pub fn config() -> Config {
         .default_timeout(Sdk::duration(default_timeout, DEFAULT_TIMEOUT))
         .deadline_margin(Sdk::duration(margin, DEADLINE_MARGIN))
         .test_threads(sdk_threads(prepared))
+}
+
+/// `config` with the cases outside the agent sample ([`sdk_sample::AGENT_CASES_VAR`]) skipped;
+/// a sample that cannot be used makes the row unavailable, naming the file and line.
+fn leave_out_of_sample(config: Config) -> Config {
+    match sdk_sample::left_out() {
+        Ok(ids) => ids.into_iter().fold(config, |config, id| config.skip(id)),
+        Err(why) => config.no_snapshots().unavailable(why),
+    }
 }
 
 /// The command and version of a sweep's installation ([`SWEEP_COMMAND_VAR`]), when one is
