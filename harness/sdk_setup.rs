@@ -113,6 +113,12 @@ pub struct Sdk {
     /// `stdio` (docs/stdio.md); default `["http"]`: the stdio cases are `unsupported`.
     #[serde(default = "http_only")]
     transports: Vec<Transport>,
+    /// The cases whose result differs from run to run (read by matrix.py, which shows `racy`
+    /// for them); their baseline reasons start with `racy: `, so their snapshots are not
+    /// compared.
+    #[serde(default)]
+    #[allow(dead_code)]
+    racy: Vec<String>,
     /// Whether the program is an SDK's conformance client (docs/conformance-clients.md) rather
     /// than an adapter: run per call with the conformance suite's contract, judged on its exit
     /// status. Needs `persistent = false`.
@@ -230,6 +236,7 @@ impl Sdk {
             setting: spec.setting.clone(),
             persistent: false,
             transports: http_only(),
+            racy: spec.racy.clone(),
             conformance_client: false,
             deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
             announce_timeout_ms: None,

@@ -107,7 +107,9 @@ impl<A: Driver + 'static> Harness<A> {
     fn finish(&self, record: CaseRecord) -> Result<Completion, Failed> {
         let tested = super::result::test_result(&record, &self.baseline_shown);
         let snapshot = match &self.snapshots {
-            Some(snapshots) if record.error.is_none() => snapshots.check(&record),
+            Some(snapshots) if record.error.is_none() && !self.is_racy(&record.id) => {
+                snapshots.check(&record)
+            }
             _ => Ok(()),
         };
         self.records
@@ -125,6 +127,14 @@ impl<A: Driver + 'static> Harness<A> {
                 Err(format!("{text}\n{snapshot}").into())
             }
         }
+    }
+
+    /// Whether the baseline calls case `id` racy (its reason starts with `racy: `): what the
+    /// client does differs from run to run, so its snapshot is not compared; its record and
+    /// reports still show the run.
+    fn is_racy(&self, id: &str) -> bool {
+        let reason = self.options.rules.baseline.reason(id);
+        reason.is_some_and(|reason| reason.starts_with(crate::rules::RACY))
     }
 
     /// Fails with the baseline's problems and, on a run of every case (`wait_for` of them),
@@ -274,6 +284,32 @@ mod tests {
             assert_eq!(harness.unused_checks().len(), 1);
             assert!(harness.unused_checks()[0].contains("`name-header`"));
         }
+    }
+
+    #[test]
+    fn a_racy_case_is_not_compared_with_its_snapshot_and_the_others_are() {
+        let text = "[accepted]\n\"tool/is-error\" = \"racy: differs from run to run\"\n";
+        let (harness, plan) = harness(&["tool/success", "tool/is-error"], text);
+        let mut harness = Arc::try_unwrap(harness).unwrap_or_else(|_| unreachable!());
+        let folder =
+            std::env::temp_dir().join(format!("mcp-error-layers-racy-{}", std::process::id()));
+        // Every comparison fails: only a case that is not compared can pass.
+        harness.snapshots = Some(SnapshotCheck {
+            folder: folder.clone(),
+            shown: "snapshots".into(),
+            assert: |_, _| panic!("compared"),
+        });
+        let harness = Arc::new(harness);
+        let conclusion = libtest_mimic::run(&args(1), harness.trials(&plan, &args(1)));
+        assert_eq!((conclusion.num_passed, conclusion.num_failed), (2, 1));
+        let failed = harness.records.lock().unwrap();
+        let changed: Vec<&str> = failed
+            .iter()
+            .filter(|kept| kept.snapshot_changed)
+            .map(|kept| kept.record.id.as_str())
+            .collect();
+        assert_eq!(changed, ["tool/success"]);
+        let _ = std::fs::remove_dir_all(folder);
     }
 
     #[test]
