@@ -9,10 +9,15 @@
 //   request's `id`. Stdin closing means no more calls: the calls in flight finish, then the process
 //   exits. A row's imports (its SDK) are loaded before any of this runs, so the announcement comes
 //   after them: a call's deadline starts when its request line is written.
-// - A call is `{endpoint, tool, arguments, protocolVersion, timeoutMs, annotations, listTools,
-//   task, client, index, calls, isLast}`; `Steps` lists the tools first when the call asks;
-//   `keeping(row)` runs the calls of a case on one client object (docs/adapters.md, "One client
-//   per case").
+// - A call is `{transport, endpoint, command, tool, arguments, protocolVersion, timeoutMs,
+//   annotations, listTools, task, client, index, calls, isLast}`; `Steps` lists the tools first
+//   when the call asks; `keeping(row)` runs the calls of a case on one client object
+//   (docs/adapters.md, "One client per case").
+// - `transport` is 'http' (the call's `endpoint` is the URL, `command` null) or 'stdio' (the
+//   client starts the harness's stdio server itself: `command` is its command line, program first,
+//   and `endpoint` is null); `stdioServer(call)` splits it into the `{command, args}` every stdio
+//   client entry point takes. A row that speaks stdio passes `stdio: true` to `run`; every other
+//   row answers a stdio call `unsupported` (`withoutStdio`).
 // - `observation` is one observation line; `describe` puts an error and its causes into its
 //   `detail`, `caught` maps a group the call site caught (AggregateError) as a whole, `Reported` what the SDK reported on a side channel; `fetchOutcome` reads the
 //   connection from Node's fetch (undici), which every SDK here uses.
@@ -208,35 +213,69 @@ export function fetchOutcome(error) {
   return undefined;
 }
 
-function requiredEnv(name) {
-  const value = process.env[name];
+function requiredEnv(name, env = process.env) {
+  const value = env[name];
   if (value === undefined) throw new Error(`${name} is not set`);
   return value;
 }
 
-/** The one-shot call: the endpoint URL (the last argument) and the MCP_ERROR_LAYERS_* variables. */
-function callFromEnv(options) {
-  const endpoint = process.argv[process.argv.length - 1];
-  if (process.argv.length < 3 || !/^https?:\/\//.test(endpoint)) {
-    const usage = [basename(process.argv[1] ?? 'adapter.mjs'), options, '<endpoint-url>'].filter(Boolean).join(' ');
+/** The transports a call can name (docs/adapters.md; the stdio transport: issue 33). */
+const TRANSPORTS = new Set(['http', 'stdio']);
+
+/**
+ * The stdio server's command line (`value`: an array of strings, program first), checked: the
+ * array, or an Error naming `what` (where it came from).
+ */
+function stdioCommand(value, what) {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((word) => typeof word === 'string') || value[0] === '') {
+    throw new Error(`${what} must be a JSON array of strings, program first (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+/**
+ * The one-shot call: the MCP_ERROR_LAYERS_* variables and the last argument, the endpoint URL
+ * over HTTP or the word `stdio` over stdio (MCP_ERROR_LAYERS_TRANSPORT=stdio, the server's command
+ * line in MCP_ERROR_LAYERS_STDIO_COMMAND). `env` and `argv` are the process's unless given.
+ */
+export function callFromEnv(options, env = process.env, argv = process.argv) {
+  const last = argv[argv.length - 1];
+  const transport = env.MCP_ERROR_LAYERS_TRANSPORT ?? 'http';
+  if (!TRANSPORTS.has(transport)) throw new Error(`MCP_ERROR_LAYERS_TRANSPORT must be http or stdio (got ${JSON.stringify(transport)})`);
+  const stdio = transport === 'stdio';
+  if (argv.length < 3 || (stdio ? last !== 'stdio' : !/^https?:\/\//.test(last))) {
+    const usage = [basename(argv[1] ?? 'adapter.mjs'), options, stdio ? 'stdio' : '<endpoint-url>'].filter(Boolean).join(' ');
     throw new Error(`usage: ${usage} (the call comes in MCP_ERROR_LAYERS_* variables)`);
   }
-  const timeoutMs = Number.parseInt(process.env.MCP_ERROR_LAYERS_TIMEOUT_MS ?? '5000', 10);
+  let command = null;
+  if (stdio) {
+    const text = requiredEnv('MCP_ERROR_LAYERS_STDIO_COMMAND', env);
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    command = stdioCommand(parsed, 'MCP_ERROR_LAYERS_STDIO_COMMAND');
+  }
+  const timeoutMs = Number.parseInt(env.MCP_ERROR_LAYERS_TIMEOUT_MS ?? '5000', 10);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new Error('MCP_ERROR_LAYERS_TIMEOUT_MS must be a positive integer');
   }
   return {
-    endpoint,
-    tool: requiredEnv('MCP_ERROR_LAYERS_TOOL'),
-    arguments: JSON.parse(process.env.MCP_ERROR_LAYERS_ARGUMENTS ?? '{}'),
-    protocolVersion: process.env.MCP_ERROR_LAYERS_PROTOCOL_VERSION ?? '2026-07-28',
+    transport,
+    endpoint: stdio ? null : last,
+    command,
+    tool: requiredEnv('MCP_ERROR_LAYERS_TOOL', env),
+    arguments: JSON.parse(env.MCP_ERROR_LAYERS_ARGUMENTS ?? '{}'),
+    protocolVersion: env.MCP_ERROR_LAYERS_PROTOCOL_VERSION ?? '2026-07-28',
     timeoutMs,
-    annotations: JSON.parse(process.env.MCP_ERROR_LAYERS_TOOL_ANNOTATIONS ?? '{}'),
-    listTools: process.env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
+    annotations: JSON.parse(env.MCP_ERROR_LAYERS_TOOL_ANNOTATIONS ?? '{}'),
+    listTools: env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
     // The application asks for the call as a task ({} or {ttl_ms}); null for an ordinary call.
-    task: process.env.MCP_ERROR_LAYERS_TASK === undefined ? null : JSON.parse(process.env.MCP_ERROR_LAYERS_TASK),
+    task: env.MCP_ERROR_LAYERS_TASK === undefined ? null : JSON.parse(env.MCP_ERROR_LAYERS_TASK),
     // A process started for one call has a client of its own (docs/adapters.md, "One client per case").
-    ...clientOf(null, process.env.MCP_ERROR_LAYERS_CALL_INDEX, process.env.MCP_ERROR_LAYERS_CALLS),
+    ...clientOf(null, env.MCP_ERROR_LAYERS_CALL_INDEX, env.MCP_ERROR_LAYERS_CALLS),
   };
 }
 
@@ -247,10 +286,18 @@ function clientOf(client, index, calls) {
   return { client, index: call, calls: all, isLast: call + 1 >= all };
 }
 
-/** A persistent-mode request line, parsed. */
-function callFromRequest(r) {
+/**
+ * A persistent-mode request line, parsed. A request without `transport` is an HTTP one (a runner
+ * from before the stdio transport); a stdio request has `command` and `"endpoint": null`.
+ */
+export function callFromRequest(r) {
+  const transport = r.transport ?? 'http';
+  if (!TRANSPORTS.has(transport)) throw new Error(`the request's transport must be "http" or "stdio" (got ${JSON.stringify(transport)})`);
+  const stdio = transport === 'stdio';
   return {
-    endpoint: r.endpoint,
+    transport,
+    endpoint: stdio ? null : r.endpoint,
+    command: stdio ? stdioCommand(r.command, "a stdio request's command") : null,
     tool: r.tool,
     arguments: r.arguments,
     protocolVersion: r.protocol_version,
@@ -340,7 +387,8 @@ async function serve(observe, { name, version }) {
     if (!line.trim()) continue;
     const r = JSON.parse(line);
     const done = request
-      .run(r.id, () => observe(callFromRequest(r)))
+      // async: a request that does not parse (callFromRequest throws) is that call's failure.
+      .run(r.id, async () => observe(callFromRequest(r)))
       .then(
         (obs) => answer(r.id, obs),
         (error) => {
@@ -364,16 +412,38 @@ export function withoutTasks(observe) {
   return async (call) => (call.task === null ? observe(call) : { unsupported: NO_TASKS });
 }
 
+/** What an adapter whose client has no stdio entry point says to a stdio call. */
+export const NO_STDIO =
+  'this adapter drives its client over HTTP only, so it cannot make a call over stdio (docs/adapters.md; the stdio transport)';
+
+/** `observe`, with every call over stdio answered `unsupported` (`why`, NO_STDIO by default). */
+export function withoutStdio(observe, why = NO_STDIO) {
+  return async (call) => (call.transport === 'stdio' ? { unsupported: why } : observe(call));
+}
+
+/**
+ * The `{command, args}` of a stdio call's server (`call.command`: program first), as the stdio
+ * client entry points take it (`StdioClientTransport({command, args})`, Mastra's and LangChain's
+ * server configs, the AI SDK's `StdioMCPTransport`).
+ */
+export function stdioServer(call) {
+  const [command, ...args] = call.command;
+  return { command, args };
+}
+
 /**
  * Runs an adapter in the mode the runner asked for, then exits. `observe(call)` makes one call and
  * resolves to its observation; `sdk` is `{name, version}` of the SDK as its registry names it,
  * for the announcement; `options` is the synopsis of the row's own arguments for the usage line;
  * `describeOne` is the row's `describe`, for what goes wrong outside a call. An adapter that runs
  * task calls through its client's task API passes `tasks: true`; every other one answers a call
- * that asks for a task `unsupported` (`withoutTasks`).
+ * that asks for a task `unsupported` (`withoutTasks`). An adapter that drives its client over
+ * stdio when the call says so passes `stdio: true`; every other one answers a stdio call
+ * `unsupported` (`withoutStdio`).
  */
-export function run(observe, { sdk, options = '', describeOne, tasks = false }) {
+export function run(observe, { sdk, options = '', describeOne, tasks = false, stdio = false }) {
   if (!tasks) observe = withoutTasks(observe);
+  if (!stdio) observe = withoutStdio(observe);
   // An unhandled rejection inside the SDK must not turn into a crash before the call is reported.
   process.on('unhandledRejection', (reason) => console.error(`unhandled rejection: ${describeOne(reason)}`));
   const done = PERSISTENT ? serve(observe, sdk) : once(observe, options);

@@ -2,12 +2,15 @@
 only what is its SDK's (how to connect and call, and how the SDK's surface maps to an outcome).
 
 - `main` runs a row in the mode the runner asked for. One-shot: the endpoint URL is the last
-  argument and the call comes in the MCP_ERROR_LAYERS_* variables; exactly one JSON line goes to
-  stdout, everything else to stderr. Persistent (MCP_ERROR_LAYERS_MODE=persistent): once the SDK
-  is loaded, announce `{"persistent": 1, "concurrent": CONCURRENT, "name": ..., "version": ...}`,
-  then serve every request line as it comes, many at once, and answer each with one line that
-  carries its request's `id`. Stdin closing means no more calls: the calls in flight finish.
-- `Call` is one call, from either mode; `Steps` lists the tools first when the call asks.
+  argument (the word `stdio` for a call over stdio, whose server command comes in
+  MCP_ERROR_LAYERS_STDIO_COMMAND) and the call comes in the MCP_ERROR_LAYERS_* variables; exactly
+  one JSON line goes to stdout, everything else to stderr. Persistent
+  (MCP_ERROR_LAYERS_MODE=persistent): once the SDK is loaded, announce `{"persistent": 1,
+  "concurrent": CONCURRENT, "name": ..., "version": ...}`, then serve every request line as it
+  comes, many at once, and answer each with one line that carries its request's `id`. Stdin closing means no more calls: the calls in flight finish.
+- `Call` is one call, from either mode, over either transport (`transport`: "http", to `endpoint`;
+  "stdio", through a server the client starts from `command`); `Steps` lists the tools first when
+  the call asks.
 - `observation` is one observation line; `caught` and `describe` put an exception (its group, its
   causes) into its `detail`; `from_http_layer` reads the layer under the SDK: httpx's error
   classes (every Python SDK here sits on httpx, or its fork httpx2) and JSON that does not parse.
@@ -45,7 +48,10 @@ from typing import Any, Awaitable, Callable, NoReturn
 CONCURRENT = 16
 # `detail` is the SDK's own text, whitespace collapsed, cut at this many characters.
 MAX_DETAIL = 600
-USAGE = "<endpoint-url> (the call comes in MCP_ERROR_LAYERS_* variables)"
+USAGE = "<endpoint-url> | stdio (the call comes in MCP_ERROR_LAYERS_* variables)"
+# The transports of the contract, and the last argument of a one-shot call over stdio.
+HTTP, STDIO = "http", "stdio"
+TRANSPORTS = (HTTP, STDIO)
 
 REQUEST: contextvars.ContextVar[int | None] = contextvars.ContextVar("request", default=None)
 
@@ -57,7 +63,8 @@ _WRITING = threading.Lock()
 class Call:
     """One call the runner asks for, whichever mode it came in."""
 
-    endpoint: str
+    # The server's URL over HTTP; None over stdio, where the client starts the server (`command`).
+    endpoint: str | None
     tool: str
     arguments: dict[str, Any]
     protocol_version: str
@@ -75,6 +82,28 @@ class Call:
     # This call's place among the client's calls, from 0, and how many it makes.
     index: int = 0
     calls: int = 1
+    # How the case is served: "http" (to `endpoint`) or "stdio" (the client starts `command` and
+    # speaks newline-delimited JSON-RPC on its stdin and stdout).
+    transport: str = HTTP
+    # Over stdio: the server's command line, program first (an absolute path); None over HTTP.
+    command: tuple[str, ...] | None = None
+
+    @property
+    def stdio(self) -> bool:
+        """Whether the call runs over stdio: the client starts the server from `command`."""
+        return self.transport == STDIO
+
+    @property
+    def program(self) -> str:
+        """The stdio server's program (an absolute path), as an SDK's `command` parameter takes it."""
+        assert self.command is not None, "a call over HTTP has no server command"
+        return self.command[0]
+
+    @property
+    def program_args(self) -> list[str]:
+        """The stdio server's arguments after its program, as an SDK's `args` parameter takes them."""
+        assert self.command is not None, "a call over HTTP has no server command"
+        return list(self.command[1:])
 
     @property
     def timeout_s(self) -> float:
@@ -87,10 +116,17 @@ class Call:
 
     @classmethod
     def from_env(cls, endpoint: str) -> Call:
-        """The one-shot call: `endpoint` and the MCP_ERROR_LAYERS_* variables (KeyError, ValueError)."""
+        """The one-shot call: `endpoint` (the last argument: the URL, or the word `stdio`) and the
+        MCP_ERROR_LAYERS_* variables (KeyError, ValueError)."""
         env = os.environ
+        transport = env.get("MCP_ERROR_LAYERS_TRANSPORT", HTTP)
+        if (endpoint == STDIO) != (transport == STDIO):
+            raise ValueError(f"the last argument {endpoint!r} does not match MCP_ERROR_LAYERS_TRANSPORT={transport!r}")
+        stdio = transport == STDIO
         return cls(
-            endpoint=endpoint,
+            endpoint=None if stdio else endpoint,
+            transport=transport,
+            command=server_command(transport, json.loads(env["MCP_ERROR_LAYERS_STDIO_COMMAND"]) if stdio else None),
             tool=env["MCP_ERROR_LAYERS_TOOL"],
             arguments=json.loads(env.get("MCP_ERROR_LAYERS_ARGUMENTS", "{}")),
             protocol_version=env.get("MCP_ERROR_LAYERS_PROTOCOL_VERSION", "2026-07-28"),
@@ -105,8 +141,12 @@ class Call:
     @classmethod
     def from_request(cls, request: dict[str, Any]) -> Call:
         """A persistent-mode request line, parsed."""
+        transport = request.get("transport", HTTP)
         return cls(
-            endpoint=request["endpoint"],
+            # Over stdio the request's endpoint is null: the client starts the server.
+            endpoint=None if transport == STDIO else request["endpoint"],
+            transport=transport,
+            command=server_command(transport, request.get("command")),
             tool=request["tool"],
             arguments=request["arguments"],
             protocol_version=request["protocol_version"],
@@ -118,6 +158,18 @@ class Call:
             index=request.get("call", 0),
             calls=request.get("calls", 1),
         )
+
+
+def server_command(transport: str, command: Any) -> tuple[str, ...] | None:
+    """The stdio server's command line of a call over `transport`, checked: a non-empty list of
+    strings over stdio, nothing over HTTP (ValueError otherwise)."""
+    if transport not in TRANSPORTS:
+        raise ValueError(f"unknown transport {transport!r} (expected one of {', '.join(TRANSPORTS)})")
+    if transport == HTTP:
+        return None
+    if not isinstance(command, list) or not command or not all(isinstance(word, str) for word in command):
+        raise ValueError(f"a call over stdio needs its server's command line as a non-empty JSON array of strings, not {command!r}")
+    return tuple(command)
 
 
 class Steps:
@@ -366,7 +418,25 @@ def without_tasks(call: Callable[[Call], dict[str, Any]]) -> Callable[[Call], di
     return guarded
 
 
-def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, package: str, options: str = "", tasks: bool = False) -> NoReturn:
+def only_over(transports: tuple[str, ...], call: Callable[[Call], dict[str, Any]]) -> Callable[[Call], dict[str, Any]]:
+    """`call`, with every call over a transport not in `transports` answered `unsupported`."""
+
+    def guarded(one: Call) -> dict[str, Any]:
+        if one.transport not in transports:
+            return {"unsupported": f"this adapter does not drive its client over {one.transport} (it speaks {', '.join(transports)})"}
+        return call(one)
+
+    return guarded
+
+
+def main(
+    prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]],
+    *,
+    package: str,
+    options: str = "",
+    tasks: bool = False,
+    transports: tuple[str, ...] = (HTTP,),
+) -> NoReturn:
     """Runs an adapter in the mode the runner asked for, then leaves the process at once (nothing
     of the SDK may keep it alive after the observation).
 
@@ -376,12 +446,17 @@ def main(prepare: Callable[[list[str]], Callable[[Call], dict[str, Any]]], *, pa
     writes the request line, so an SDK loaded later would be charged to the first calls.
     `package` is the SDK as its registry names it; the announcement names its installed version.
     An adapter that runs task calls through its client's task API passes `tasks=True`; every
-    other one answers a call that asks for a task `unsupported` (`without_tasks`)."""
+    other one answers a call that asks for a task `unsupported` (`without_tasks`). `transports` are
+    the ones the row drives its client over (`("http", "stdio")` for a row that speaks stdio too,
+    as its adapter.toml says); a call over any other is `unsupported` (`only_over`)."""
     logging.basicConfig(stream=sys.stderr, level=os.environ.get("MCP_ERROR_LAYERS_LOG", "WARNING"))
-    guard = (lambda call: call) if tasks else without_tasks
+
+    def guard(call: Callable[[Call], dict[str, Any]]) -> Callable[[Call], dict[str, Any]]:
+        return only_over(transports, call if tasks else without_tasks(call))
+
     if os.environ.get("MCP_ERROR_LAYERS_MODE") == "persistent":
         code = serve(guard(prepare(sys.argv[1:])), package)
-    elif len(sys.argv) > 1 and re.match(r"^https?://", sys.argv[-1]):
+    elif len(sys.argv) > 1 and (re.match(r"^https?://", sys.argv[-1]) or sys.argv[-1] == STDIO):
         code = run_once(guard(prepare(sys.argv[1:-1])), sys.argv[-1])
     else:
         words = [os.path.basename(sys.argv[0]), options, USAGE]

@@ -29,7 +29,8 @@ and what kills the SDK's session reaches the calls as it reaches an application:
 - a connect or handshake that fails: the call's observation, and the client is closed; the next
   call opens one again, as an application that never got a client tries again;
 - the context's exit raising after the last call: appended to that call's detail (`then on
-  close: ...`; docs/adapters.md, "An error raised twice").
+  close: ...`; docs/adapters.md, "An error raised twice"), if it raises within TEARDOWN_SECONDS;
+  past that the last call is answered without it, and the teardown is cancelled.
 
 A client whose next call does not come within `NEXT_CALL_WAIT` is closed (the runner sends a case's
 calls one after another; this bounds a case the runner gave up on).
@@ -48,8 +49,9 @@ from contract import Call, observation
 
 # How long a client waits for its case's next call before it closes itself.
 NEXT_CALL_WAIT = 120.0
-# How long the SDK's own teardown (task groups, a session's DELETE) may take after the last call
-# has its observation; past that the observation stands and teardown is abandoned.
+# How long the SDK's own teardown (task groups, a session's DELETE, a stdio server's shutdown) may
+# take after the last call has its observation; past that the observation stands and teardown is
+# abandoned.
 TEARDOWN_SECONDS = 2.0
 
 
@@ -149,7 +151,7 @@ class Client:
                     contract.REQUEST.set(request)
                     steps = self._row.steps()
                 # The observation stands; the SDK's teardown gets a bounded time.
-                self._bound_teardown()
+                self._bound_teardown(answer, last)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as error:  # noqa: BLE001 - what the application's `async with` raises
@@ -158,7 +160,8 @@ class Client:
         finally:
             if self._teardown is not None:
                 self._teardown.cancel()
-        answer.set_result(last)
+        if not answer.done():
+            answer.set_result(last)
         return call
 
     def _again(self, error: BaseException) -> str:
@@ -174,12 +177,22 @@ class Client:
             return f"{contract.one_error(error)}, holding {same}"
         return contract.caught(error)
 
-    def _bound_teardown(self) -> None:
-        """Cancels this task after TEARDOWN_SECONDS: the SDK's teardown (the context's exit) may
-        not hold the client longer once the last call has its observation."""
+    def _bound_teardown(self, answer: Future, last: dict[str, Any]) -> None:
+        """After TEARDOWN_SECONDS, answers the last call with `last` and cancels this task: the
+        SDK's teardown (the context's exit) may not hold the client, nor the observation, longer
+        once the last call has one. The answer goes first because a teardown may shield itself
+        from the cancel (mcp 2.x's stdio shutdown closes the server's stdin, waits, then kills
+        it, all shielded), which would hold the observation until it ends."""
         task = asyncio.current_task()
         if task is not None:
-            self._teardown = self._loop.call_later(TEARDOWN_SECONDS, task.cancel)
+            self._teardown = self._loop.call_later(TEARDOWN_SECONDS, self._abandon, task, answer, last)
+
+    @staticmethod
+    def _abandon(task: asyncio.Task, answer: Future, last: dict[str, Any]) -> None:
+        print(f"teardown: still running after {TEARDOWN_SECONDS} s; abandoned", file=sys.stderr)
+        if not answer.done():
+            answer.set_result(last)
+        task.cancel()
 
     async def _start(self, client: Any, call: Call, steps: contract.Steps) -> dict[str, Any] | None:
         """The client's handshake; None when it went well, else the observation of the error it
@@ -203,6 +216,11 @@ class Client:
     def _ended_with(self, error: BaseException, call: Call, answer: Future, steps: contract.Steps, last: dict[str, Any] | None) -> None:
         """The context ended with `error` while `call` was in flight, after its observation (`last`,
         the case's last call), or after `call` was answered, while the client waited for the next."""
+        if last is not None and answer.done():
+            # The teardown was abandoned (`_abandon`): the last call has its observation already.
+            if not isinstance(error, asyncio.CancelledError):
+                print(f"on close, after the teardown was abandoned: {contract.describe(error)}", file=sys.stderr)
+            return
         if answer.done():
             # The session's task died between two calls: the application's client is gone with its
             # block, and its next call finds none.
@@ -211,7 +229,7 @@ class Client:
             return
         if last is not None:
             if isinstance(error, asyncio.CancelledError):
-                print(f"teardown: still running after {TEARDOWN_SECONDS} s; abandoned", file=sys.stderr)
+                # A cancellation that did not come from the teardown bound.
                 answer.set_result(last)
                 return
             print(f"on close: {contract.describe(error)}", file=sys.stderr)

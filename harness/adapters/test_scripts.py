@@ -4,12 +4,17 @@ kept.py): `python3 -m unittest harness/adapters/test_scripts.py`
 
 import asyncio
 import contextlib
+import io
+import json
+import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapters  # noqa: E402
@@ -58,6 +63,23 @@ class Cell(unittest.TestCase):
         passing = {"cases": [{"verdict": "pass"}]}
         grouped = matrix.unsupported_by_reason(["rmcp 3.11.0", "x 1", "y 2"], [report, passing, report])
         self.assertEqual(grouped, {reason: ["rmcp 3.11.0 (2 cases)", "y 2 (2 cases)"]})
+
+
+class Table(unittest.TestCase):
+    def report(self, name, verdict):
+        case = {"id": "sse/x", "grade": "should", "verdict": verdict, "calls": [call(verdict=verdict, outcome="TIMEOUT")]}
+        case["calls"][0]["expected"] = {"outcome": "TIMEOUT"}
+        return {"adapter": {"name": name, "version": "1"}, "summary": {}, "cases": [case]}
+
+    def test_a_racy_case_of_an_sdk_row_is_racy_whatever_it_did_and_not_counted(self):
+        printed = io.StringIO()
+        racy = {"a": {"sse/x"}, "b": set()}
+        reports = [self.report("a", "fail"), self.report("b", "fail")]
+        with mock.patch.object(matrix, "racy_of", lambda r: racy[r["adapter"]["name"]]), contextlib.redirect_stdout(printed):
+            matrix.table(reports, "layers", "outcomes")
+        row = next(line for line in printed.getvalue().splitlines() if line.startswith("| `sse/x`"))
+        self.assertEqual(row, "| `sse/x` | should | TIMEOUT | racy | ✗ TIMEOUT |")
+        self.assertIn("a 1: 0 of 1 cases deviate, b 1: 1 of 1 cases deviate", printed.getvalue())
 
 
 class Manifest(unittest.TestCase):
@@ -112,6 +134,107 @@ class Shown(unittest.TestCase):
         self.assertEqual(contract.shown("ok"), "builtins.str: 'ok'")
         cut = contract.shown("x" * 300)
         self.assertEqual(cut, "builtins.str: '" + "x" * 199 + "...")
+
+
+class Transports(unittest.TestCase):
+    """contract.py: a call over HTTP or over stdio, from a request line or the environment."""
+
+    LINE = {"tool": "t", "arguments": {}, "protocol_version": "2025-11-25", "timeout_ms": 400}
+    COMMAND = ["/opt/server", "stdio-server", "--session", "/tmp/s.json"]
+
+    def test_an_http_request_keeps_its_endpoint_and_has_no_command(self):
+        for line in ({}, {"transport": "http"}):
+            call = contract.Call.from_request({**self.LINE, "endpoint": "http://127.0.0.1:1/mcp", **line})
+            self.assertEqual((call.transport, call.stdio, call.endpoint, call.command), ("http", False, "http://127.0.0.1:1/mcp", None))
+
+    def test_a_stdio_request_has_its_command_and_no_endpoint(self):
+        call = contract.Call.from_request({**self.LINE, "transport": "stdio", "endpoint": None, "command": self.COMMAND})
+        self.assertEqual((call.transport, call.stdio, call.endpoint), ("stdio", True, None))
+        self.assertEqual((call.program, call.program_args), ("/opt/server", ["stdio-server", "--session", "/tmp/s.json"]))
+
+    def test_a_stdio_request_needs_a_command_and_a_known_transport(self):
+        for bad in ({"transport": "stdio"}, {"transport": "stdio", "command": []}, {"transport": "stdio", "command": "/opt/server"},
+                    {"transport": "stdio", "command": ["/opt/server", 1]}, {"transport": "ws", "command": self.COMMAND}):
+            with self.assertRaises(ValueError, msg=bad):
+                contract.Call.from_request({**self.LINE, "endpoint": None, **bad})
+
+    def env(self, **extra):
+        base = {"MCP_ERROR_LAYERS_TOOL": "t", "MCP_ERROR_LAYERS_TIMEOUT_MS": "400"}
+        return mock.patch.dict(os.environ, {**base, **{f"MCP_ERROR_LAYERS_{k}": v for k, v in extra.items()}})
+
+    def test_one_shot_over_stdio_reads_the_command_and_the_word_stdio(self):
+        with self.env(TRANSPORT="stdio", STDIO_COMMAND=json.dumps(self.COMMAND)):
+            call = contract.Call.from_env("stdio")
+        self.assertEqual((call.transport, call.endpoint, call.command), ("stdio", None, tuple(self.COMMAND)))
+
+    def test_one_shot_over_http_ignores_a_command_and_defaults_to_http(self):
+        with self.env(TRANSPORT="http", STDIO_COMMAND="not json"):
+            self.assertEqual(contract.Call.from_env("http://127.0.0.1:1/mcp").command, None)
+        with mock.patch.dict(os.environ, {"MCP_ERROR_LAYERS_TOOL": "t"}):
+            os.environ.pop("MCP_ERROR_LAYERS_TRANSPORT", None)
+            self.assertEqual(contract.Call.from_env("http://127.0.0.1:1/mcp").transport, "http")
+
+    def test_one_shot_refuses_a_last_argument_that_is_not_its_transports(self):
+        with self.env(TRANSPORT="http"), self.assertRaises(ValueError):
+            contract.Call.from_env("stdio")
+        with self.env(TRANSPORT="stdio", STDIO_COMMAND=json.dumps(self.COMMAND)), self.assertRaises(ValueError):
+            contract.Call.from_env("http://127.0.0.1:1/mcp")
+        with self.env(TRANSPORT="stdio"), self.assertRaises(KeyError):
+            contract.Call.from_env("stdio")
+
+    def test_a_row_that_speaks_http_only_answers_a_stdio_call_unsupported(self):
+        guarded = contract.only_over(("http",), lambda call: {"outcome": "TOOL_SUCCESS"})
+        stdio = contract.Call.from_request({**self.LINE, "transport": "stdio", "endpoint": None, "command": self.COMMAND})
+        http = contract.Call.from_request({**self.LINE, "endpoint": "http://127.0.0.1:1/mcp"})
+        self.assertEqual(guarded(http), {"outcome": "TOOL_SUCCESS"})
+        self.assertIn("does not drive its client over stdio", guarded(stdio)["unsupported"])
+
+
+# A whole adapter on contract.main: its detail says which transport and command it was given.
+ECHO_ADAPTER = f"""
+import sys
+sys.path.insert(0, {str(pathlib.Path(__file__).resolve().parent)!r})
+import contract
+def call(one):
+    return contract.observation("TOOL_SUCCESS", f"{{one.transport}} {{one.endpoint}} {{list(one.command or [])}}")
+contract.main(lambda arguments: call, package="pip", transports=tuple(sys.argv[1].split(",")))
+"""
+
+
+class TransportsEndToEnd(unittest.TestCase):
+    """contract.main over stdio: one-shot with the word `stdio` last, persistent with request lines."""
+
+    COMMAND = ["/opt/server", "stdio-server"]
+
+    def run_adapter(self, transports, *arguments, env=None, lines=None):
+        with tempfile.TemporaryDirectory() as folder:
+            script = pathlib.Path(folder) / "adapter.py"
+            script.write_text(ECHO_ADAPTER)
+            environment = {k: v for k, v in os.environ.items() if not k.startswith("MCP_ERROR_LAYERS_")}
+            environment.update(env or {})
+            done = subprocess.run([sys.executable, str(script), transports, *arguments], input="".join(json.dumps(line) + "\n" for line in lines or []),
+                                  capture_output=True, text=True, env=environment, timeout=60)
+        return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
+
+    def test_one_shot_over_stdio(self):
+        env = {"MCP_ERROR_LAYERS_TOOL": "t", "MCP_ERROR_LAYERS_TRANSPORT": "stdio", "MCP_ERROR_LAYERS_STDIO_COMMAND": json.dumps(self.COMMAND)}
+        code, (line,) = self.run_adapter("http,stdio", "stdio", env=env)
+        self.assertEqual((code, line["detail"]), (0, "stdio None ['/opt/server', 'stdio-server']"))
+        code, (line,) = self.run_adapter("http", "stdio", env=env)
+        self.assertIn("unsupported", line)
+
+    def test_one_shot_over_http_is_as_before(self):
+        code, (line,) = self.run_adapter("http,stdio", "http://127.0.0.1:1/mcp", env={"MCP_ERROR_LAYERS_TOOL": "t"})
+        self.assertEqual((code, line["detail"]), (0, "http http://127.0.0.1:1/mcp []"))
+
+    def test_persistent_over_both(self):
+        base = {"tool": "t", "arguments": {}, "protocol_version": "2025-11-25", "timeout_ms": 400}
+        lines = [{"id": 1, **base, "endpoint": "http://127.0.0.1:1/mcp"},
+                 {"id": 2, **base, "transport": "stdio", "endpoint": None, "command": self.COMMAND}]
+        code, answers = self.run_adapter("http,stdio", env={"MCP_ERROR_LAYERS_MODE": "persistent"}, lines=lines)
+        details = {answer["id"]: answer["detail"] for answer in answers[1:]}
+        self.assertEqual((code, answers[0]["persistent"]), (0, 1))
+        self.assertEqual(details, {1: "http http://127.0.0.1:1/mcp []", 2: "stdio None ['/opt/server', 'stdio-server']"})
 
 
 if __name__ == "__main__":
@@ -315,3 +438,25 @@ class OneClientPerCase(unittest.TestCase):
         (detail,) = self.serve(FakeRow(), case_calls({"close_error": "DELETE refused"}))
         self.assertTrue(detail.startswith("client 1 call 1; then on close: builtins.ExceptionGroup"), detail)
         self.assertIn("builtins.ValueError: DELETE refused", detail)
+
+    def test_a_teardown_that_shields_itself_past_the_bound_does_not_hold_the_last_answer(self):
+        row = FakeRow()
+        opened = row.open
+
+        @contextlib.asynccontextmanager
+        async def open_slow_to_close(call):
+            async with opened(call) as client:
+                yield client
+            # As mcp 2.x's stdio shutdown: shielded from the cancel, and longer than the bound.
+            end = asyncio.get_running_loop().time() + 1.5
+            while (left := end - asyncio.get_running_loop().time()) > 0:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(left)
+
+        row.open = open_slow_to_close
+        with mock.patch.object(kept, "TEARDOWN_SECONDS", 0.2):
+            started = time.monotonic()
+            (detail,) = self.serve(row, case_calls({}))
+            took = time.monotonic() - started
+        self.assertEqual(detail, "client 1 call 1")
+        self.assertLess(took, 1.2)

@@ -8,7 +8,12 @@
 // on one client (createMCPClient), made for the first and closed after the last, as an
 // application keeps its client (docs/adapters.md, "One client per case").
 //
-//   adapter.mjs [--max-retries N] <endpoint-url>
+//   adapter.mjs [--max-retries N] <endpoint-url | stdio>
+//
+// Over stdio (a call whose transport is stdio) the client is `createMCPClient({transport: new
+// StdioMCPTransport({command, args})})`, the SDK's stdio transport from '@ai-sdk/mcp/mcp-stdio'
+// (`Experimental_StdioMCPTransport` is its deprecated alias), with its defaults (its environment
+// subset, the server's stderr inherited); everything else as over HTTP.
 //
 // `--max-retries N` sets createMCPClient's `maxRetries` (default: not passed, the SDK's 0): that
 // is the variant ai-sdk+retries2. Nothing else departs from the SDK's defaults except the era
@@ -23,6 +28,7 @@
 // timeout this adapter passed (`Request timed out after <timeout>ms`).
 
 import { MCPClientError, createMCPClient } from '@ai-sdk/mcp';
+import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
 
@@ -137,7 +143,7 @@ const row = {
   async open(call, steps) {
     const kept = { client: undefined, reported: steps.reported, closing: undefined };
     const config = {
-      transport: { type: 'http', url: call.endpoint },
+      transport: call.transport === 'stdio' ? new StdioMCPTransport(contract.stdioServer(call)) : { type: 'http', url: call.endpoint },
       // To the collector of the call (or connect) running now.
       onUncaughtError: (error) => kept.reported.listener(error),
     };
@@ -205,4 +211,4 @@ async function closeWithin(client, ms) {
   }
 }
 
-contract.run(contract.keeping(row), { sdk: SDK, options: '[--max-retries N]', describeOne: describe });
+contract.run(contract.keeping(row), { sdk: SDK, options: '[--max-retries N]', describeOne: describe, stdio: true });

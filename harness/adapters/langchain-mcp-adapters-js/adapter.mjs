@@ -16,6 +16,11 @@
 // `automaticSSEFallback` keeps its default (true): a 4xx while connecting makes the framework try
 // the old SSE transport, which is what an application gets.
 //
+// Over stdio (a call whose transport is stdio) the server definition is the framework's stdio one,
+// `{transport: 'stdio', command, args, defaultToolTimeout}`, with its defaults otherwise (`restart`
+// off: a server process that ended is not started again; the SDK's environment subset, the
+// server's stderr inherited): the framework starts it with the SDK's StdioClientTransport.
+//
 // The framework's surface is narrow: `invoke` returns the tool's content (a string for one text
 // block) or throws a `ToolException` whose message is the only information (the SDK error it
 // wraps is turned into text: `Error calling tool <name>: <String(error)>`, no `cause`), and
@@ -117,9 +122,11 @@ const row = {
     if (call.protocolVersion !== SDK_LATEST) {
       console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} cannot be told a version: @modelcontextprotocol/sdk ${SDK_VERSION} offers ${SDK_LATEST} in initialize`);
     }
-    const client = new MultiServerMCPClient({
-      mcpServers: { [SERVER]: { transport: 'http', url: call.endpoint, defaultToolTimeout: call.timeoutMs } },
-    });
+    const server =
+      call.transport === 'stdio'
+        ? { transport: 'stdio', ...contract.stdioServer(call), defaultToolTimeout: call.timeoutMs }
+        : { transport: 'http', url: call.endpoint, defaultToolTimeout: call.timeoutMs };
+    const client = new MultiServerMCPClient({ mcpServers: { [SERVER]: server } });
     try {
       const tools = await client.getTools();
       toolOf(tools, call);
@@ -149,4 +156,4 @@ function toolOf(tools, call) {
   throw new NoTool(`getTools returned no tool named ${JSON.stringify(call.tool)} (got ${got})`);
 }
 
-contract.run(contract.keeping(row), { sdk: FRAMEWORK, options: '[--tool-call]', describeOne: describe });
+contract.run(contract.keeping(row), { sdk: FRAMEWORK, options: '[--tool-call]', describeOne: describe, stdio: true });

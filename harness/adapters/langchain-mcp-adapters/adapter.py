@@ -12,7 +12,9 @@ defaults: `MultiServerMCPClient({"s": {"transport": "streamable_http", "url": ..
 "session_kwargs": {"read_timeout_seconds": ...}}})`, `await client.get_tools()` (a session of its
 own: initialize, tools/list), then the named tool's `await tool.ainvoke(arguments)` (another
 session: initialize, tools/call). The case's timeout goes into two of the documented timeouts;
-nothing else is set.
+nothing else is set. Over stdio the connection is the framework's documented `{"transport": "stdio",
+"command": ..., "args": [...], "session_kwargs": {"read_timeout_seconds": ...}}`: each session starts
+the server anew (mcp's `stdio_client`) and stops it when the session ends.
 
 What an application keeps between calls is the client it constructed once and the tools it got
 once from `get_tools()`: the calls of a case are `ainvoke`s of the same tool object. The
@@ -64,8 +66,17 @@ def connection(call: Call) -> dict[str, Any]:
     (httpx connect/write/pool) and the ClientSession's `read_timeout_seconds` (how long each
     request waits for its answer: the call's own timeout). `sse_read_timeout` (httpx read) keeps
     its default (300 s): set to the same value it races the session's timeout, and which one the
-    application gets (TIMEOUT, or the transport's ExceptionGroup) would be the machine's timing."""
+    application gets (TIMEOUT, or the transport's ExceptionGroup) would be the machine's timing.
+    Over stdio, its documented stdio connection: the server's command and arguments, and the same
+    session timeout (there is no HTTP timeout)."""
     timeout = timedelta(seconds=call.timeout_s)
+    if call.stdio:
+        return {
+            "transport": "stdio",
+            "command": call.program,
+            "args": call.program_args,
+            "session_kwargs": {"read_timeout_seconds": timeout},
+        }
     return {
         "transport": "streamable_http",
         "url": call.endpoint,
@@ -99,11 +110,11 @@ def from_message(returned: Any) -> dict[str, Any]:
     return observation(outcome, f"ainvoke(ToolCall) returned a ToolMessage with status={returned.status!r}, content {contract.shown(blocks(returned.content))}")
 
 
-def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
+def from_error(error: BaseException, steps: contract.Steps, timeout_s: float, stdio: bool = False) -> dict[str, Any]:
     """Observation for an exception raised out of `get_tools` or `ainvoke`, as the application
     catches it: mcp 1.x's or httpx's own, which the framework lets through unchanged, or the
     session's ExceptionGroup (UNCLASSIFIED_ERROR)."""
-    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s)
+    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s, stdio=stdio)
 
 
 @dataclasses.dataclass
@@ -150,7 +161,7 @@ class LangChain(kept.Row):
         return from_returned(await tool.ainvoke(call.arguments))
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        return from_error(error, steps, call.timeout_s)
+        return from_error(error, steps, call.timeout_s, call.stdio)
 
 
 def prepare(arguments: list[str]) -> Any:
@@ -163,4 +174,4 @@ def prepare(arguments: list[str]) -> Any:
 
 if __name__ == "__main__":
     # The framework is imported above; the one argument of its own is `--tool-call`.
-    contract.main(prepare, package=PACKAGE, options="[--tool-call]")
+    contract.main(prepare, package=PACKAGE, options="[--tool-call]", transports=contract.TRANSPORTS)

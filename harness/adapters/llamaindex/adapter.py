@@ -9,7 +9,9 @@ It witnesses what an application sees through the package's documented client wi
 `BasicMCPClient(url, timeout=t)`, then `await client.call_tool(name, arguments)` (and, when the
 call asks, `await client.list_tools()` first). `timeout` is the client's one timeout: the HTTP
 timeout and the session's read timeout of every request; `sse_read_timeout` keeps its default
-(300 s).
+(300 s). Over stdio the client is `BasicMCPClient(command, args=[...], timeout=t)`, its documented
+form for a command: each session starts the server anew (mcp's `stdio_client`) and stops it when
+the session ends.
 
 What an application keeps between calls is the `BasicMCPClient` it constructed once: the calls of
 a case are methods of the same object. The client keeps no session between them: each method opens
@@ -47,10 +49,10 @@ PACKAGE = "llama-index-tools-mcp"
 HANDSHAKE_VERSION = HANDSHAKE_PROTOCOL_VERSIONS[-1]
 
 
-def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
+def from_error(error: BaseException, steps: contract.Steps, stdio: bool = False) -> dict[str, Any]:
     """Observation for an exception raised out of `list_tools` or `call_tool`, as the application
     catches it: mcp's own, or the group of the session the method opened (UNCLASSIFIED_ERROR)."""
-    return mcp2_surface.from_error(error, steps.where + contract.caught(error), steps)
+    return mcp2_surface.from_error(error, steps.where + contract.caught(error), steps, stdio=stdio)
 
 
 class LlamaIndex(kept.Row):
@@ -66,17 +68,21 @@ class LlamaIndex(kept.Row):
         if call.protocol_version != HANDSHAKE_VERSION:
             print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: it always initializes, offering {HANDSHAKE_VERSION}", file=sys.stderr)
         # The client holds only its settings until a method opens a session: nothing to close.
-        yield BasicMCPClient(call.endpoint, timeout=call.timeout_s)
+        if call.stdio:
+            # `command_or_url` that is no URL is a command; `args` are its arguments.
+            yield BasicMCPClient(call.program, args=call.program_args, timeout=call.timeout_s)
+        else:
+            yield BasicMCPClient(call.endpoint, timeout=call.timeout_s)
 
     async def call(self, client: BasicMCPClient, call: Call, steps: contract.Steps) -> dict[str, Any]:
         returned = await steps.list_then_call(call, client.list_tools, lambda: client.call_tool(call.tool, call.arguments))
         return mcp2_surface.from_result(returned)
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        return from_error(error, steps)
+        return from_error(error, steps, call.stdio)
 
 
 if __name__ == "__main__":
     # The client is imported above and the adapter takes no arguments of its own. The calls of a
     # case run on one client, on a thread and an event loop of its own (../kept.py).
-    contract.main(lambda _arguments: kept.serving(LlamaIndex()), package=PACKAGE)
+    contract.main(lambda _arguments: kept.serving(LlamaIndex()), package=PACKAGE, transports=contract.TRANSPORTS)

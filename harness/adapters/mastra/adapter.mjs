@@ -18,6 +18,13 @@
 // client gets an `id` of its own: a second MCPClient with the same id and another config
 // disconnects the first, which would end another case's client.
 //
+// Over stdio (a call whose transport is stdio) the server definition is Mastra's stdio one,
+// `{command, args, timeout}` (its defaults otherwise: the SDK's environment subset, the server's
+// stderr inherited; `connectTimeout` is an HTTP setting, and the stdio connect takes `timeout`):
+// Mastra starts the server with @modelcontextprotocol/client's StdioClientTransport. Its
+// reconnect-and-retry covers the stdio messages too ("connection closed", "not connected"): a
+// server process that ended is started again by Mastra itself, and the tools/call re-sent.
+//
 // What `execute` surfaces, and how it maps:
 // - it resolves to the tool's value: the CallToolResult, or its structuredContent when there is
 //   one; or to core's validation error object `{error: true, message, validationErrors}` (input,
@@ -52,6 +59,9 @@ const SDK_CODE_OUTCOME = {
   [SdkErrorCode.ClientHttpUnexpectedContent]: 'UNEXPECTED_CONTENT_TYPE',
   [SdkErrorCode.InvalidResult]: 'INVALID_TOOL_RESULT',
   [SdkErrorCode.InputRequiredRoundsExceeded]: 'INPUT_REQUIRED',
+  // The transport closed under the request (over stdio: the server process ended), or before it.
+  [SdkErrorCode.ConnectionClosed]: 'CONNECTION_ERROR',
+  [SdkErrorCode.NotConnected]: 'CONNECTION_ERROR',
 };
 
 /** The module that exports `error`'s class, as a prefix for `detail`. */
@@ -147,9 +157,13 @@ const row = {
   async open(call) {
     console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} is left at its default protocolVersion (auto: server/discover first)`);
     clients += 1;
+    const server =
+      call.transport === 'stdio'
+        ? { ...contract.stdioServer(call), timeout: call.timeoutMs }
+        : { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs };
     const mcp = new MCPClient({
       id: `mcp-error-layers-${process.pid}-${clients}`,
-      servers: { [SERVER]: { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs } },
+      servers: { [SERVER]: server },
       timeout: call.timeoutMs,
     });
     try {
@@ -175,4 +189,4 @@ const row = {
   close: ({ mcp }) => mcp.disconnect(),
 };
 
-contract.run(contract.keeping(row), { sdk: FRAMEWORK, describeOne: describe });
+contract.run(contract.keeping(row), { sdk: FRAMEWORK, describeOne: describe, stdio: true });

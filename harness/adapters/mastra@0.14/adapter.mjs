@@ -33,6 +33,14 @@
 //   keeps the Client to itself) a ZodError cannot be told to be the envelope's or the result's.
 // `getTools()` throws MastraError `MCP_CLIENT_GET_TOOLS_FAILED` when a server fails to connect (after
 // trying the old SSE transport) or to list.
+//
+// Over stdio (a call whose transport is stdio) the server definition is Mastra's stdio one,
+// `{command, args, timeout}` (its defaults otherwise: the SDK's environment subset, the server's
+// stderr inherited): Mastra starts the server with the SDK's StdioClientTransport. A server process
+// that ends under a call surfaces as the SDK's own McpError ConnectionClosed (-32000, "Connection
+// closed"); without `Client.onclose` it is told from a peer's -32000 by the exact text the SDK
+// builds for it, and only over stdio (over HTTP the SDK raises it only when the client is closed).
+// The next call's "Not connected" is one of Mastra's reconnect words: it starts the server again.
 
 import { MCPClient } from '@mastra/mcp';
 import { MastraError } from '@mastra/core/error';
@@ -44,6 +52,9 @@ import { observation } from '../contract.mjs';
 
 const FRAMEWORK = { name: '@mastra/mcp', version: contract.packageVersion('@mastra/mcp', import.meta.url) };
 const SDK_VERSION = contract.packageVersion('@modelcontextprotocol/sdk', import.meta.url);
+
+/** The text of the McpError the SDK raises itself when the transport closes under a request. */
+const CONNECTION_CLOSED = `MCP error ${ErrorCode.ConnectionClosed}: Connection closed`;
 
 /** The one server of the client config: getTools keys its tools `${SERVER}_${tool}`. */
 const SERVER = 's';
@@ -86,9 +97,10 @@ function fromValue(value) {
  * Outcome, status and code for an error `execute` or `getTools` threw; `timeoutMs` is the timeout
  * the client was made with (the SDK's own timer says it in `data.timeout`).
  */
-function outcomeOf(error, timeoutMs) {
+function outcomeOf(error, timeoutMs, stdio) {
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout && error.data?.timeout === timeoutMs) return ['TIMEOUT', null, null];
+    if (stdio && error.code === ErrorCode.ConnectionClosed && error.data === undefined && error.message === CONNECTION_CLOSED) return ['CONNECTION_ERROR', null, null];
     return ['JSONRPC_ERROR', null, error.code];
   }
   if (error instanceof StreamableHTTPError) {
@@ -103,10 +115,10 @@ function outcomeOf(error, timeoutMs) {
 }
 
 /** Observation for an error thrown `where` (`execute failed: `, say). */
-function fromError(error, where, timeoutMs) {
+function fromError(error, where, timeoutMs, stdio) {
   const grouped = contract.caught(error, describe, where);
   if (grouped) return grouped;
-  const [outcome, status, code] = outcomeOf(error, timeoutMs);
+  const [outcome, status, code] = outcomeOf(error, timeoutMs, stdio);
   return observation(outcome, status, code, `${where}${describe(error)}`);
 }
 
@@ -134,9 +146,13 @@ const row = {
       console.error(`note: ${call.protocolVersion} requested; ${FRAMEWORK.name} ${FRAMEWORK.version} has no version option: @modelcontextprotocol/sdk ${SDK_VERSION} offers 2025-11-25 in initialize`);
     }
     clients += 1;
+    const server =
+      call.transport === 'stdio'
+        ? { ...contract.stdioServer(call), timeout: call.timeoutMs }
+        : { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs };
     const mcp = new MCPClient({
       id: `mcp-error-layers-${process.pid}-${clients}`,
-      servers: { [SERVER]: { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs } },
+      servers: { [SERVER]: server },
       timeout: call.timeoutMs,
     });
     try {
@@ -159,10 +175,10 @@ const row = {
   // A failed connect has no kept client: the timeout it was to be made with is the call's.
   error(error, call, steps, kept) {
     if (error instanceof NoTool) return observation('UNCLASSIFIED_ERROR', null, null, error.message);
-    return fromError(error, steps.where, kept?.timeoutMs ?? call.timeoutMs);
+    return fromError(error, steps.where, kept?.timeoutMs ?? call.timeoutMs, call.transport === 'stdio');
   },
 
   close: ({ mcp }) => mcp.disconnect(),
 };
 
-contract.run(contract.keeping(row), { sdk: FRAMEWORK, describeOne: describe });
+contract.run(contract.keeping(row), { sdk: FRAMEWORK, describeOne: describe, stdio: true });

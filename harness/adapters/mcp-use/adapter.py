@@ -11,7 +11,10 @@ Tool Calls" in its docs), with its defaults: `MCPClient.from_dict({"mcpServers":
 streamable HTTP `initialize` and the listings, falling back to the old SSE transport when that
 fails), `client.get_session("s")`, then `await session.call_tool(name, arguments,
 read_timeout_seconds=...)` (the case's timeout, the one documented timeout of the call); `await
-client.close_all_sessions()` after the last call. Nothing else is set.
+client.close_all_sessions()` after the last call. Nothing else is set. Over stdio the server
+entry is `{"command": ..., "args": [...]}`, the package's documented stdio config: its
+StdioConnector starts the server with mcp's `stdio_client` at `create_all_sessions()` and stops
+it at `close_all_sessions()`.
 
 What the application catches: a failure that leaves the connection up is raised as mcp 1.x (or
 httpx under it) raised it, mapped as the SDK's are (../mcp1_surface.py). A failure after which
@@ -44,6 +47,7 @@ from typing import Any, AsyncIterator
 os.environ["MCP_USE_ANONYMIZED_TELEMETRY"] = "false"
 
 from mcp.shared.version import LATEST_PROTOCOL_VERSION  # noqa: E402
+from mcp.shared.exceptions import McpError  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 from mcp_use import MCPClient  # noqa: E402
 
@@ -86,7 +90,7 @@ class McpUse(kept.Row):
 
     @contextlib.asynccontextmanager
     async def open(self, call: Call) -> AsyncIterator[MCPClient]:
-        client = MCPClient.from_dict({"mcpServers": {SERVER: {"url": call.endpoint}}})
+        client = MCPClient.from_dict({"mcpServers": {SERVER: server_config(call)}})
         try:
             yield client
         finally:
@@ -104,13 +108,34 @@ class McpUse(kept.Row):
         return from_result(returned)
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        text = steps.where + contract.caught(error)
+        if call.stdio and isinstance(error, RuntimeError) and lost_connection(error.__cause__):
+            # Over stdio the connector's "connection loss" RuntimeError, which it raises `from` mcp's
+            # own CONNECTION_CLOSED error, is the server process's end: that cause, set by the
+            # connector itself, is what the application may read (docs/adapters.md, "What the
+            # application catches").
+            return observation("CONNECTION_ERROR", text)
         # The RuntimeError of a lost connection (and of a failed reconnect) falls through to
-        # UNCLASSIFIED_ERROR there: no typed attribute of it names a layer.
-        return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, call.timeout_s)
+        # UNCLASSIFIED_ERROR there: no typed attribute of it names a layer. Over HTTP its cause is
+        # mcp's "Connection closed" for any HTTP failure, not the server's words.
+        return mcp1_surface.from_error(error, text, steps, call.timeout_s, stdio=call.stdio)
+
+
+def lost_connection(cause: BaseException | None) -> bool:
+    """Whether `cause` is mcp 1.x's own error for a session whose read stream ended."""
+    return isinstance(cause, McpError) and (cause.error.code, cause.error.message) == mcp1_surface.OWN_CONNECTION_CLOSED
+
+
+def server_config(call: Call) -> dict[str, Any]:
+    """The server's entry in the package's config: its URL, or over stdio its command and arguments
+    (no `env`: mcp's default environment subset)."""
+    if call.stdio:
+        return {"command": call.program, "args": call.program_args}
+    return {"url": call.endpoint}
 
 
 if __name__ == "__main__":
     # The package is imported above and the adapter takes no arguments of its own. The calls of a
     # case run on one client, on a thread and an event loop of its own (../kept.py).
     logs_to_stderr()
-    contract.main(lambda _arguments: kept.serving(McpUse()), package=PACKAGE)
+    contract.main(lambda _arguments: kept.serving(McpUse()), package=PACKAGE, transports=contract.TRANSPORTS)

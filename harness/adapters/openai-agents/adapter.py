@@ -7,7 +7,9 @@ one connected server object, kept between them by ../kept.py.
     adapter.py [--max-retry-attempts N] <endpoint-url>
 
 The adapter drives the SDK's public MCP API only: `MCPServerStreamableHttp(params={"url": ...,
-"timeout": ...}, client_session_timeout_seconds=...)` as an async context manager, then
+"timeout": ...}, client_session_timeout_seconds=...)` (over stdio `MCPServerStdio(params={"command":
+..., "args": [...]}, client_session_timeout_seconds=...)`, which starts the server through mcp's
+`stdio_client`) as an async context manager, then
 `server.call_tool(name, args)`: the server object connected once (`connect()`, its `async with`)
 before a case's first call, every call of the case made on it, and `cleanup()` after the last, as
 an application keeps it. Everything else keeps the SDK's defaults (`max_retry_attempts=0`
@@ -30,7 +32,7 @@ from typing import Any, AsyncIterator, Callable
 
 import httpx2
 from agents.exceptions import UserError
-from agents.mcp import MCPServerStreamableHttp
+from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
@@ -40,8 +42,8 @@ import mcp2_surface  # noqa: E402 - how mcp 2.x, under the SDK, surfaces a call
 from contract import Call, observation  # noqa: E402
 
 
-def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
-    """Observation for an exception the SDK raised during `steps.now`."""
+def from_error(error: BaseException, steps: contract.Steps, stdio: bool = False) -> dict[str, Any]:
+    """Observation for an exception the SDK raised during `steps.now` (over stdio when `stdio`)."""
     text = steps.where + contract.caught(error)
 
     if isinstance(error, UserError):
@@ -53,7 +55,7 @@ def from_error(error: BaseException, steps: contract.Steps) -> dict[str, Any]:
             if mapped is not None:
                 return mapped
         return observation("UNCLASSIFIED_ERROR", text)
-    return mcp2_surface.from_error(error, text, steps)
+    return mcp2_surface.from_error(error, text, steps, stdio=stdio)
 
 
 def retry_policy(max_retry_attempts: int) -> str:
@@ -66,8 +68,9 @@ def retry_policy(max_retry_attempts: int) -> str:
 
 
 class OpenAIAgents(kept.Row):
-    """The SDK's server object for the calls of a case: one `MCPServerStreamableHttp`, connected
-    before the first call (its `async with`), each call its `call_tool`, cleaned up after the last."""
+    """The SDK's server object for the calls of a case: one `MCPServerStreamableHttp` (over stdio
+    one `MCPServerStdio`), connected before the first call (its `async with`), each call its
+    `call_tool`, cleaned up after the last."""
 
     def __init__(self, max_retry_attempts: int) -> None:
         self._max_retry_attempts = max_retry_attempts
@@ -77,30 +80,43 @@ class OpenAIAgents(kept.Row):
         return contract.Steps(connect="connect", list="list_tools", call="call_tool")
 
     @contextlib.asynccontextmanager
-    async def open(self, call: Call) -> AsyncIterator[MCPServerStreamableHttp]:
+    async def open(self, call: Call) -> AsyncIterator[MCPServer]:
         # The SDK has no option to prefer a protocol version: it drives mcp's Client(mode="auto"),
         # which probes server/discover and falls back to initialize.
         print(f"protocol version {call.protocol_version!r} requested; the SDK negotiates its own (mcp Client mode='auto')", file=sys.stderr)
         # The case's timeout is the SDK's per-request timeout, client_session_timeout_seconds
         # (mcp's session read timeout, default 5 s; the SDK has no per-call timeout), and the
-        # HTTP timeout in params (default 5 s; reads of an SSE stream keep sse_read_timeout).
+        # HTTP timeout in params (default 5 s; reads of an SSE stream keep sse_read_timeout; over
+        # stdio there is none).
         # Both apply to the connect's requests too: they are the SDK's only knobs. No deadline
         # of the adapter's own: the SDK's per-request timeout bounds each attempt, and retries
         # (max_retry_attempts > 0) take what the SDK makes them take (the variant's adapter.toml
         # gives the runner room for them).
-        async with MCPServerStreamableHttp(
+        async with self._server(call) as server:
+            yield server
+
+    def _server(self, call: Call) -> MCPServer:
+        """The SDK's server object for the call's transport. Over stdio it starts the server as a
+        subprocess (mcp's `stdio_client`: its default environment subset, its stderr to ours); the
+        session timeout is the one knob, as over HTTP."""
+        if call.stdio:
+            return MCPServerStdio(
+                params={"command": call.program, "args": call.program_args},
+                client_session_timeout_seconds=call.timeout_s,
+                max_retry_attempts=self._max_retry_attempts,
+            )
+        return MCPServerStreamableHttp(
             params={"url": call.endpoint, "timeout": call.timeout_s},
             client_session_timeout_seconds=call.timeout_s,
             max_retry_attempts=self._max_retry_attempts,
-        ) as server:
-            yield server
+        )
 
-    async def call(self, server: MCPServerStreamableHttp, call: Call, steps: contract.Steps) -> dict[str, Any]:
+    async def call(self, server: MCPServer, call: Call, steps: contract.Steps) -> dict[str, Any]:
         returned = await steps.list_then_call(call, server.list_tools, lambda: server.call_tool(call.tool, call.arguments))
         return {**mcp2_surface.from_result(returned), "retry": self._retry}
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        return {**from_error(error, steps), "retry": self._retry}
+        return {**from_error(error, steps, call.stdio), "retry": self._retry}
 
 
 def prepare(arguments: list[str]) -> Callable[[Call], dict[str, Any]]:
@@ -117,4 +133,4 @@ def prepare(arguments: list[str]) -> Callable[[Call], dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    contract.main(prepare, package="openai-agents", options="[--max-retry-attempts N]")
+    contract.main(prepare, package="openai-agents", options="[--max-retry-attempts N]", transports=contract.TRANSPORTS)

@@ -7,7 +7,11 @@ one `MCPToolset`, kept between them by ../kept.py, as an application keeps the t
 constructed (and its agent with it).
 
 The adapter drives Pydantic AI's documented single-call API with its defaults:
-`MCPToolset(url, read_timeout=t, init_timeout=t)` entered once as an async context manager
+`MCPToolset(url, read_timeout=t, init_timeout=t)` (over stdio
+`MCPToolset(StdioTransport(command=..., args=[...]), read_timeout=t, init_timeout=t)`, a FastMCP
+transport as the toolset documents and as its own `load_mcp_toolsets` builds for a `command`
+entry; `toolset.client.close()` after the block stops the server, see
+../fastmcp/fastmcp_surface.py's `closed_after`) entered once as an async context manager
 (`async with toolset:`, which holds one FastMCP session open for every call inside it), then
 `toolset.direct_call_tool(name, args)` for each call with the default
 `tool_error_behavior='retry'`. The toolset is a FastMCP `Client` underneath (fastmcp-slim 4.x on
@@ -19,10 +23,12 @@ It never sees the case.
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 import sys
 from typing import Any
 
+from fastmcp.client.transports import StdioTransport
 from pydantic_ai.exceptions import ModelRetry
 from pydantic_ai.mcp import MCPToolset
 
@@ -43,15 +49,15 @@ def from_result(returned: Any) -> dict[str, Any]:
     return observation("TOOL_SUCCESS", f"direct_call_tool returned a {type(returned).__name__}")
 
 
-def from_error(first: BaseException, text: str, steps: contract.Steps) -> dict[str, Any]:
+def from_error(first: BaseException, text: str, steps: contract.Steps, *, stdio: bool = False) -> dict[str, Any]:
     """Observation for an exception the application caught from the toolset during `steps.now`,
-    as it caught it."""
+    as it caught it (over stdio when `stdio`)."""
     if isinstance(first, ModelRetry):
         # The one signal for a tool's isError result, FastMCP's ToolError and every MCPError of the
         # call: it carries only `message`, nothing typed that names the layer (a raised error is
         # its __cause__, an isError result has none), so the detail shows both.
         return observation("UNCLASSIFIED_ERROR", text)
-    return fastmcp_surface.from_error(first, text, steps)
+    return fastmcp_surface.from_error(first, text, steps, stdio=stdio)
 
 
 class PydanticAi(fastmcp_surface.Row):
@@ -61,14 +67,19 @@ class PydanticAi(fastmcp_surface.Row):
     def __init__(self) -> None:
         super().__init__(from_error, call_step="direct_call_tool")
 
-    def open(self, call: Call) -> MCPToolset:
+    def open(self, call: Call) -> contextlib.AbstractAsyncContextManager[MCPToolset]:
         # The FastMCP Client under the toolset negotiates the era itself (mode="auto", its default).
         print(f"protocol version {call.protocol_version!r} requested; the FastMCP client negotiates its own (mode='auto')", file=sys.stderr)
         # read_timeout is the FastMCP Client's `timeout` (mcp's session read timeout, per request,
         # the call's included; default 300 s); init_timeout bounds the connect (default 5 s). mcp's
         # server/discover probe keeps its own fixed 10 s, cut short by init_timeout. Both are the
         # toolset's, set once from the case's first call: direct_call_tool takes no timeout.
-        return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+        if not call.stdio:
+            return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+        # Over stdio: FastMCP's transport starts the server with mcp's `stdio_client` (its default
+        # environment subset, its stderr to ours); the toolset's timeouts mean what they mean over HTTP.
+        toolset = MCPToolset(StdioTransport(command=call.program, args=call.program_args), read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+        return fastmcp_surface.closed_after(toolset, toolset.client)
 
     async def call(self, toolset: MCPToolset, call: Call, steps: contract.Steps) -> dict[str, Any]:
         returned = await steps.list_then_call(call, toolset.list_tools, lambda: toolset.direct_call_tool(call.tool, call.arguments))
@@ -78,4 +89,4 @@ class PydanticAi(fastmcp_surface.Row):
 if __name__ == "__main__":
     # Pydantic AI is imported above and the adapter takes no arguments of its own. Each toolset
     # lives on a thread and an asyncio loop of its own (../kept.py), many at once in persistent mode.
-    contract.main(lambda _arguments: kept.serving(PydanticAi()), package=PACKAGE)
+    contract.main(lambda _arguments: kept.serving(PydanticAi()), package=PACKAGE, transports=contract.TRANSPORTS)

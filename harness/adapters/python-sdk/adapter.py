@@ -4,9 +4,11 @@ The call comes, and the observation goes, as the adapter contract says (docs/ada
 call per process or many at once, read and answered by ../contract.py. The calls of a case run on
 one client (one session), kept between them by ../kept.py.
 
-The adapter drives the SDK's public client API only: `streamable_http_client` for the transport,
-`ClientSession` on top of it, `discover()` (2026-07-28) or `initialize()` (the 2025 handshake era),
-then `call_tool(..., read_timeout_seconds=..., allow_input_required=True)`. It maps what the SDK
+The adapter drives the SDK's public client API only: `streamable_http_client` for the transport
+(over stdio, `stdio_client(StdioServerParameters(command=..., args=...))`, which starts the
+server with the SDK's defaults), `ClientSession` on top of it, `discover()` (2026-07-28) or
+`initialize()` (the 2025 handshake era), then `call_tool(..., read_timeout_seconds=...,
+allow_input_required=True)`. It maps what the SDK
 surfaces (the returned model, or the exception class and its fields) to an outcome. It never sees
 the case.
 
@@ -39,6 +41,7 @@ import anyio
 from pydantic import ValidationError
 
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
@@ -62,6 +65,9 @@ except ImportError:  # mcp 1.x: the types are mcp.types, and there is no statele
     MODERN_PROTOCOL_VERSIONS: list[str] = []
     # mcp 1.x's BaseSession.send_request raises its own timeout with the HTTP status 408 as the code.
     REQUEST_TIMEOUT = int(httpx2.codes.REQUEST_TIMEOUT)
+# The session's own error for a request pending when its read stream ended (both lines: -32000
+# with this fixed message): over stdio, the server's process exited or closed its stdout.
+CONNECTION_CLOSED = (types.CONNECTION_CLOSED, "Connection closed")
 try:
     from mcp.shared.exceptions import MCPError
 except ImportError:  # mcp 1.x's name; both keep the ErrorData as `.error`
@@ -103,8 +109,8 @@ def timeout_messages(method: str, timeout_s: float) -> list[str]:
     return messages
 
 
-def from_error(error: BaseException, steps: contract.Steps, modern: bool, timeout_s: float) -> dict[str, Any]:
-    """Observation for an exception the SDK raised during `steps.now`."""
+def from_error(error: BaseException, steps: contract.Steps, modern: bool, timeout_s: float, stdio: bool = False) -> dict[str, Any]:
+    """Observation for an exception the SDK raised during `steps.now` (over stdio when `stdio`)."""
     text = steps.where + contract.caught(error)
     method = {"connect": "server/discover" if modern else "initialize", "list": "tools/list", "call": "tools/call"}[steps.now]
 
@@ -114,6 +120,11 @@ def from_error(error: BaseException, steps: contract.Steps, modern: bool, timeou
         # transport synthesizes for HTTP-level failures (see README: it hides the HTTP layer).
         if error.error.code == REQUEST_TIMEOUT and error.error.message in timeout_messages(method, timeout_s):
             return observation("TIMEOUT", text)
+        if stdio and (error.error.code, error.error.message) == CONNECTION_CLOSED:
+            # The session's own word for a read stream that ended under the request: over stdio
+            # the server's stdout closed (it exited, was killed, or closed it). Over HTTP the same
+            # error stays the JSON-RPC error the SDK makes it (README: it hides the HTTP layer).
+            return observation("CONNECTION_ERROR", text)
         return observation("JSONRPC_ERROR", text, code=error.error.code)
     if isinstance(error, ValidationError) and steps.now == "call" and re.search(r"CallToolResult|InputRequiredResult|CreateTaskResult", error.title):
         # ClientSession.send_request validates the result against the negotiated version's schema
@@ -167,8 +178,9 @@ def statuses(seen: list[str]) -> str:
 
 
 class PythonSdk(kept.Row):
-    """The SDK's client for the calls of a case: one `streamable_http_client`, one `ClientSession`
-    on it, entered (and discovered or initialized) before the first call, left after the last."""
+    """The SDK's client for the calls of a case: one `streamable_http_client` (over stdio one
+    `stdio_client`, one server process), one `ClientSession` on it, entered (and discovered or
+    initialized) before the first call, left after the last."""
 
     def steps(self) -> contract.Steps:
         return contract.Steps(connect="connect", list="list_tools", call="call_tool")
@@ -186,8 +198,8 @@ class PythonSdk(kept.Row):
             # As the TypeScript SDK: no stateless era, so the call runs over an initialize handshake
             # (the wire server answers initialize in every era; the tools/call reply is the same).
             print(f"mcp {SDK_VERSION} has no server/discover: {version} runs over the initialize handshake", file=sys.stderr)
-        # mcp 2.x yields (read, write); 1.x adds a get_session_id callback.
-        async with streamable_http_client(call.endpoint) as streams:
+        # mcp 2.x yields (read, write); 1.x's streamable HTTP adds a get_session_id callback.
+        async with transport(call) as streams:
             # The case's timeout is for the call (read_timeout_seconds of call_tool); the connect
             # keeps the SDK's defaults, so that a slow start on a loaded machine is not reported
             # as the call's timeout.
@@ -218,7 +230,16 @@ class PythonSdk(kept.Row):
         return from_result(returned)
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        return from_error(error, steps, modern(call), call.timeout_s)
+        return from_error(error, steps, modern(call), call.timeout_s, call.stdio)
+
+
+def transport(call: Call) -> contextlib.AbstractAsyncContextManager[Any]:
+    """The SDK's transport for the call: the streamable HTTP client to its endpoint, or over stdio
+    the stdio client, which starts the server as a subprocess (the SDK's default environment
+    subset, its stderr to ours) and stops it when the block is left."""
+    if call.stdio:
+        return stdio_client(StdioServerParameters(command=call.program, args=call.program_args))
+    return streamable_http_client(call.endpoint)
 
 
 def modern(call: Call) -> bool:
@@ -231,4 +252,4 @@ if __name__ == "__main__":
     # has the experimental task API. The calls of a case run on one client, on a thread and an
     # event loop of its own (../kept.py); many clients at once in persistent mode.
     TASKS = "--tasks" in sys.argv[1:] and hasattr(ClientSession, "experimental")
-    contract.main(lambda _arguments: kept.serving(PythonSdk()), package=PACKAGE, options="[--tasks]", tasks=TASKS)
+    contract.main(lambda _arguments: kept.serving(PythonSdk()), package=PACKAGE, options="[--tasks]", tasks=TASKS, transports=contract.TRANSPORTS)

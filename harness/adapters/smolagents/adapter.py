@@ -17,7 +17,9 @@ that reaches a tool call). `connect_timeout` (how long the constructor waits for
 keeps its default, 30 s, as every adapter keeps its client's connect defaults: a connect slowed
 by a loaded machine must not be reported as the call's outcome. The HTTP timeouts keep mcp's defaults (smolagents passes
 only the URL to `streamablehttp_client`). `structured_output=False` is today's default, set to
-silence the warning that it will change.
+silence the warning that it will change. Over stdio the server parameters are mcp's
+`StdioServerParameters(command=..., args=[...])`, the form the framework documents for a local
+server: mcpadapt starts the server with mcp's `stdio_client` and stops it at `disconnect()`.
 
 What an application keeps between calls is the `MCPClient` it constructed (and the tools it got
 from it): one session, run by the client's own loop thread, for every call of a case, and
@@ -40,6 +42,7 @@ import sys
 from importlib.metadata import version as package_version
 from typing import Any, AsyncIterator
 
+from mcp import StdioServerParameters
 from mcp.shared.version import LATEST_PROTOCOL_VERSION
 from mcpadapt.smolagents_adapter import _sanitize_function_name
 from smolagents import MCPClient
@@ -60,11 +63,12 @@ def from_returned(returned: Any) -> dict[str, Any]:
     return observation("TOOL_SUCCESS", f"the tool returned a {contract.shown(returned)}")
 
 
-def from_error(error: BaseException, steps: contract.Steps, timeout_s: float) -> dict[str, Any]:
-    """Observation for an exception the framework raised during `steps.now`."""
+def from_error(error: BaseException, steps: contract.Steps, timeout_s: float, stdio: bool = False) -> dict[str, Any]:
+    """Observation for an exception the framework raised during `steps.now` (over stdio when
+    `stdio`)."""
     # mcpadapt's connect TimeoutError is raised for any failure to connect (a refused connection,
     # an HTTP error, a timeout alike): it names no layer, so it stays UNCLASSIFIED_ERROR.
-    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s)
+    return mcp1_surface.from_error(error, steps.where + contract.caught(error), steps, timeout_s, stdio=stdio)
 
 
 def find(tools: list[Any], name: str) -> Any | None:
@@ -102,20 +106,28 @@ class Smolagents(kept.Row):
         return from_returned(await asyncio.to_thread(lambda: tool(**call.arguments)))
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        return from_error(error, steps, call.timeout_s)
+        return from_error(error, steps, call.timeout_s, call.stdio)
 
 
 def connect(call: Call) -> MCPClient:
     """The framework's client, connected (its constructor blocks until the session is ready)."""
     return MCPClient(
-        {"url": call.endpoint, "transport": "streamable-http"},
+        server_parameters(call),
         # mcpadapt applies the session timeout only when it is a float or a timedelta.
         adapter_kwargs={"client_session_timeout_seconds": call.timeout_s},
         structured_output=False,
     )
 
 
+def server_parameters(call: Call) -> Any:
+    """The framework's server parameters for the call: its streamable HTTP dict, or over stdio mcp's
+    `StdioServerParameters` (its default environment subset, the server's stderr to ours)."""
+    if call.stdio:
+        return StdioServerParameters(command=call.program, args=call.program_args)
+    return {"url": call.endpoint, "transport": "streamable-http"}
+
+
 if __name__ == "__main__":
     # The framework is imported above and the adapter takes no arguments of its own. The calls of
     # a case run on one client (../kept.py); the framework's blocking calls on worker threads.
-    contract.main(lambda _arguments: kept.serving(Smolagents()), package=PACKAGE)
+    contract.main(lambda _arguments: kept.serving(Smolagents()), package=PACKAGE, transports=contract.TRANSPORTS)

@@ -5,7 +5,8 @@
 // The call comes, and the observation goes, as the adapter contract says (docs/adapters.md): one
 // call per process or many at once, read and answered by ../contract.mjs.
 //
-// The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport,
+// The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport, or
+// for a call over stdio StdioClientTransport({command, args}) from '@modelcontextprotocol/client/stdio';
 // connect, callTool with the SDK's own `timeout` request option), with the SDK's default options,
 // and maps what the SDK surfaces (its result, its typed errors SdkError / SdkHttpError /
 // ProtocolError and their codes and fields) to an outcome. It never sees the case. The calls of
@@ -14,7 +15,9 @@
 //
 // The one choice it makes per client is the SDK's documented switch for the protocol era: a case
 // that prefers 2026-07-28 gets `versionNegotiation: { mode: 'auto' }` (probe with server/discover,
-// fall back to initialize); any other version gets the SDK's default ('legacy': initialize).
+// fall back to initialize); any other version gets the SDK's default ('legacy': initialize). Over
+// stdio the same: in 'auto' mode the SDK probes on a disposable sibling server process of its own
+// (its stdio negotiation), then starts the case's server for the session.
 
 import {
   Client,
@@ -25,6 +28,7 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
 
@@ -95,6 +99,11 @@ function fromError(error, { steps, reported }) {
     switch (error.code) {
       case SdkErrorCode.RequestTimeout:
         return observation('TIMEOUT', null, null, text);
+      // The transport closed under the request (over stdio: the server process ended; the SDK
+      // says nothing of its exit code or signal), or was closed before it (the next call after).
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+        return observation('CONNECTION_ERROR', null, null, text);
       case SdkErrorCode.ClientHttpUnexpectedContent:
         return observation('UNEXPECTED_CONTENT_TYPE', null, null, text);
       case SdkErrorCode.InvalidResult:
@@ -135,7 +144,9 @@ function fromError(error, { steps, reported }) {
 
 /**
  * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
- * `StreamableHTTPClientTransport`, connected before the first call, closed after the last.
+ * `StreamableHTTPClientTransport`, or over stdio one `StdioClientTransport({command, args})` (the
+ * SDK's defaults: its environment subset, the server's stderr inherited), connected before the
+ * first call, closed after the last.
  * `reported` holds what the SDK passed to `Client.onerror` during the current call.
  */
 const row = {
@@ -154,7 +165,8 @@ const row = {
     const kept = { client, reported };
     try {
       // The case's timeout is for the call; the connect keeps the SDK's default request timeout.
-      await client.connect(new StreamableHTTPClientTransport(new URL(call.endpoint)));
+      const transport = call.transport === 'stdio' ? new StdioClientTransport(contract.stdioServer(call)) : new StreamableHTTPClientTransport(new URL(call.endpoint));
+      await client.connect(transport);
       return kept;
     } catch (error) {
       client.close().catch((closing) => console.error(`close: ${describe(closing)}`));
@@ -185,4 +197,4 @@ const row = {
 /** A connect that failed, with what it had made (the row's `error` reads its reports). */
 class ConnectFailed extends Error {}
 
-contract.run(contract.keeping(row), { sdk: SDK, describeOne: describe });
+contract.run(contract.keeping(row), { sdk: SDK, describeOne: describe, stdio: true });

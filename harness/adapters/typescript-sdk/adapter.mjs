@@ -6,11 +6,12 @@
 // call per process or many at once, read and answered by ../contract.mjs.
 //
 // The adapter drives the SDK's public client API only (Client + StreamableHTTPClientTransport,
-// connect, callTool with the SDK's own `timeout` request option) and maps what the SDK surfaces to
-// an outcome. It never sees the case, so the mapping looks at nothing but the SDK's return value,
+// or StdioClientTransport({command, args}) with its defaults for a call over stdio; connect,
+// callTool with the SDK's own `timeout` request option) and maps what the SDK surfaces to an
+// outcome. It never sees the case, so the mapping looks at nothing but the SDK's return value,
 // its error classes and fields, and what the SDK reported through `Client.onerror`.
 //
-//   adapter.mjs [--tasks] <endpoint-url>
+//   adapter.mjs [--tasks] <endpoint-url | stdio>
 //
 // `--tasks` (the row typescript-sdk+tasks) runs a call that asks for a task (docs/adapters.md,
 // "Tasks") through the SDK's experimental task API, `client.experimental.tasks.callToolStream`,
@@ -18,6 +19,7 @@
 // has no task option.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as contract from '../contract.mjs';
@@ -52,19 +54,26 @@ const describe = (error) => contract.describe(error, label);
 /**
  * Observation for an error the SDK threw during `steps.now`. `reported` holds the errors the SDK
  * passed to `Client.onerror` before the call ended (transport-level failures are reported there
- * first).
+ * first); `closed` says when `Client.onclose` fired (the transport closed: over stdio, the server
+ * process ended), undefined while it has not.
  */
-function fromError(error, { steps, timeoutMs, reported }) {
+function fromError(error, { steps, timeoutMs, reported, closed }) {
   const grouped = contract.caught(error, describe, steps.where);
   if (grouped) return grouped;
   const where = steps.where;
   const text = where + describe(error);
 
   // McpError: the SDK's JSON-RPC error class. The SDK also raises it for its own request timeout
-  // (code RequestTimeout, data { timeout }), which is told apart by the data it carries.
+  // (code RequestTimeout, data { timeout }), which is told apart by the data it carries, and for a
+  // transport that closed under a request in flight (code ConnectionClosed, -32000, "Connection
+  // closed": over stdio, the server process ended), which is told apart from a peer's -32000 by
+  // `Client.onclose` having fired (`closed`); the SDK does not say with what exit code or signal.
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout && error.data?.timeout === timeoutMs) {
       return observation('TIMEOUT', null, null, text + reported.besides(error));
+    }
+    if (error.code === ErrorCode.ConnectionClosed && closed) {
+      return observation('CONNECTION_ERROR', null, null, `${text} (${closed}; the SDK reports no exit code or signal)${reported.besides(error)}`);
     }
     return observation('JSONRPC_ERROR', null, error.code, text);
   }
@@ -99,7 +108,10 @@ function fromError(error, { steps, timeoutMs, reported }) {
 
   const fetched = contract.fetchOutcome(error);
   if (fetched) return observation(fetched, null, null, text);
-  return observation('UNCLASSIFIED_ERROR', null, null, text + reported.besides(error));
+  // A plain Error: the SDK's "Not connected" for a request on a client whose transport closed
+  // (the next call after the server process ended) has no class or code of its own.
+  const gone = closed === undefined ? '' : ` (${closed})`;
+  return observation('UNCLASSIFIED_ERROR', null, null, text + gone + reported.besides(error));
 }
 
 /**
@@ -141,8 +153,10 @@ function withStatuses(obs, seen) {
 
 /**
  * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
- * `StreamableHTTPClientTransport`, connected (initialize) before the first call, closed after the
- * last. `reported` holds what the SDK passed to `Client.onerror` during the current call.
+ * `StreamableHTTPClientTransport`, or over stdio one `StdioClientTransport({command, args})` (the
+ * SDK's defaults: its environment subset, the server's stderr inherited), connected (initialize)
+ * before the first call, closed after the last. `reported` holds what the SDK passed to
+ * `Client.onerror` during the current call; `closed` says when `Client.onclose` fired.
  */
 const row = {
   steps: (call) => new contract.Steps({ connect: 'connect (initialize)', list: 'listTools', call: call.task === null ? 'callTool' : 'callToolStream' }),
@@ -158,21 +172,30 @@ const row = {
     const reported = new contract.Reported('onerror', describe);
     const client = new Client({ name: 'mcp-error-layers-adapter', version: SDK.version }, { capabilities: {} });
     client.onerror = reported.listener;
-    const kept = { client, reported, seen: [] };
+    const kept = { client, reported, seen: [], closed: undefined, calls: 0, closing: false };
+    client.onclose = () => {
+      if (kept.closing) return; // the adapter's own close after the case's last call
+      kept.closed = `Client.onclose fired during ${kept.calls === 0 ? 'the connect' : `call ${kept.calls - 1} of the case`}`;
+      console.error(`sdk onclose: ${kept.closed}`);
+    };
     try {
       // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
       // request timeout, so that a slow start on a loaded machine is not reported as the call's.
-      await client.connect(new StreamableHTTPClientTransport(new URL(call.endpoint)));
+      const transport = call.transport === 'stdio' ? new StdioClientTransport(contract.stdioServer(call)) : new StreamableHTTPClientTransport(new URL(call.endpoint));
+      await client.connect(transport);
       return kept;
     } catch (error) {
+      kept.closing = true;
       client.close().catch((closing) => console.error(`close: ${describe(closing)}`));
       throw Object.assign(new ConnectFailed(), { error, kept });
     }
   },
 
-  async call({ client, reported, seen }, call, steps) {
+  async call(kept, call, steps) {
+    const { client, reported, seen } = kept;
     reported.errors.length = 0;
     seen.length = 0;
+    kept.calls += 1;
     if (call.task !== null) {
       // The SDK decides on `params.task` by the tool's execution.taskSupport, which it learns
       // from tools/list: list first, as its task API expects.
@@ -197,14 +220,17 @@ const row = {
   error(error, call, steps, client) {
     // A failed connect carries what it had made: its reports.
     const [thrown, kept] = error instanceof ConnectFailed ? [error.error, error.kept] : [error, client];
-    return withStatuses(fromError(thrown, { steps, timeoutMs: call.timeoutMs, reported: kept.reported }), kept.seen);
+    return withStatuses(fromError(thrown, { steps, timeoutMs: call.timeoutMs, reported: kept.reported, closed: kept.closed }), kept.seen);
   },
 
-  close: ({ client }) => client.close(),
+  close(kept) {
+    kept.closing = true;
+    return kept.client.close();
+  },
 };
 
 /** A connect that failed, with what it had made (the row's `error` reads its reports). */
 class ConnectFailed extends Error {}
 
 const TASKS = process.argv.slice(2).includes('--tasks');
-contract.run(contract.keeping(row), { sdk: SDK, options: '[--tasks]', describeOne: describe, tasks: TASKS });
+contract.run(contract.keeping(row), { sdk: SDK, options: '[--tasks]', describeOne: describe, tasks: TASKS, stdio: true });

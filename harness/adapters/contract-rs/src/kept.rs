@@ -305,7 +305,9 @@ mod tests {
 
     fn call(tool: &str, client: Option<u64>, index: u64, calls: u64) -> Call {
         Call {
-            endpoint: "http://127.0.0.1:1/mcp".into(),
+            transport: crate::Transport::Http {
+                endpoint: "http://127.0.0.1:1/mcp".into(),
+            },
             tool: tool.into(),
             arguments: serde_json::Map::new(),
             protocol_version: "2025-11-25".into(),

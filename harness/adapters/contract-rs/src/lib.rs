@@ -4,9 +4,9 @@
 //!
 //! A row is a [`Row`]; [`main`] (or [`main_with_tasks`]) runs it in the mode the runner asked for:
 //!
-//! - **One process per call**: the [`Call`] comes in the endpoint URL (the last argument) and the
-//!   `MCP_ERROR_LAYERS_*` variables; the row opens its client, makes the call, closes the client,
-//!   and the [`Observation`] goes to stdout as the one JSON line.
+//! - **One process per call**: the [`Call`] comes in the last argument (the endpoint URL, or the
+//!   word `stdio`) and the `MCP_ERROR_LAYERS_*` variables; the row opens its client, makes the
+//!   call, closes the client, and the [`Observation`] goes to stdout as the one JSON line.
 //! - **Persistent** (`MCP_ERROR_LAYERS_MODE=persistent`): announce `{"persistent": 1,
 //!   "concurrent": 16, "name": ..., "version": ...}`, then serve every request line as it comes,
 //!   many at once, each answered with one line that carries its request's `id`. The calls of a
@@ -19,6 +19,10 @@
 //! (`kept.rs`), as it did in a process of its own: what its SDK spawns (a session's worker, a GET
 //! stream) runs there, between calls too, and nothing of one client's work delays another's. The
 //! runtime goes when the client is closed, with whatever the SDK left running on it.
+//!
+//! Each call says how its client reaches the server ([`Transport`]): Streamable HTTP at an
+//! endpoint URL, or stdio, where the client starts the server's command as a child process (its
+//! SDK's own stdio client) and speaks newline-delimited JSON-RPC on the child's stdin and stdout.
 //!
 //! Everything else goes to stderr. Calls at once share it: [`note!`] (and a panic) prefixes each
 //! line with the id of the request its client thread is serving, `[7] ...`.
@@ -37,10 +41,134 @@ mod serve;
 /// `detail` is the SDK's own text, whitespace collapsed, cut at this many characters.
 const MAX_DETAIL: usize = 600;
 
+/// How the client reaches the server (the call's `transport`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// Streamable HTTP at `endpoint` (`http://127.0.0.1:PORT/mcp`).
+    Http { endpoint: String },
+    /// stdio: the client starts `command` (program first, an absolute path; the arguments after
+    /// it) as its server's process, with its SDK's own stdio client, and speaks newline-delimited
+    /// JSON-RPC on the child's stdin and stdout. The server needs no environment and exits when
+    /// its stdin closes.
+    Stdio { command: Vec<String> },
+}
+
+impl Transport {
+    /// The contract's word for it: `http` or `stdio`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Http { .. } => "http",
+            Self::Stdio { .. } => "stdio",
+        }
+    }
+
+    /// The transport a one-shot call names: `MCP_ERROR_LAYERS_TRANSPORT` (`http` when unset, as
+    /// before there was another) with the last argument, the endpoint URL over HTTP and the word
+    /// `stdio` over stdio, where `MCP_ERROR_LAYERS_STDIO_COMMAND` holds the command.
+    fn from_vars(last: &str, var: &Var<'_>) -> Result<Self, String> {
+        match var("MCP_ERROR_LAYERS_TRANSPORT")?.as_deref() {
+            None | Some("http") => {
+                if is_url(last) {
+                    Ok(Self::Http {
+                        endpoint: last.to_owned(),
+                    })
+                } else {
+                    Err(format!(
+                        "the last argument {last:?} is no endpoint URL (http:// or https://)"
+                    ))
+                }
+            }
+            Some("stdio") => {
+                if last != "stdio" {
+                    return Err(format!(
+                        "MCP_ERROR_LAYERS_TRANSPORT is stdio but the last argument is {last:?}, \
+                         not the word stdio"
+                    ));
+                }
+                let name = "MCP_ERROR_LAYERS_STDIO_COMMAND";
+                let text = var(name)?.ok_or_else(|| format!("{name} is not set"))?;
+                let value =
+                    serde_json::from_str(&text).map_err(|e| format!("{name} is not JSON: {e}"))?;
+                Ok(Self::Stdio {
+                    command: command(name, &value)?,
+                })
+            }
+            Some(other) => Err(format!(
+                "MCP_ERROR_LAYERS_TRANSPORT {other:?} is neither http nor stdio"
+            )),
+        }
+    }
+
+    /// The transport a persistent request names: its `transport` (`http` when absent, as before
+    /// there was another) with its `endpoint` (a URL) or its `command` (stdio, whose `endpoint` is
+    /// `null`).
+    fn from_request(request: &Map<String, Value>) -> Result<Self, String> {
+        match request.get("transport") {
+            None | Some(Value::Null) => Self::http_request(request),
+            Some(Value::String(word)) if word == "http" => Self::http_request(request),
+            Some(Value::String(word)) if word == "stdio" => {
+                match request.get("endpoint") {
+                    None | Some(Value::Null) => {}
+                    Some(other) => {
+                        return Err(format!(
+                            "a stdio request has an endpoint ({other}); it should be null"
+                        ));
+                    }
+                }
+                let value = request
+                    .get("command")
+                    .ok_or("a stdio request has no \"command\"")?;
+                Ok(Self::Stdio {
+                    command: command("request key \"command\"", value)?,
+                })
+            }
+            Some(other) => Err(format!(
+                "request key \"transport\" is neither \"http\" nor \"stdio\": {other}"
+            )),
+        }
+    }
+
+    fn http_request(request: &Map<String, Value>) -> Result<Self, String> {
+        match request.get("endpoint") {
+            Some(Value::String(endpoint)) => Ok(Self::Http {
+                endpoint: endpoint.clone(),
+            }),
+            other => Err(format!(
+                "request key \"endpoint\" is not a string: {other:?}"
+            )),
+        }
+    }
+}
+
+/// A stdio command: a JSON array of strings, the program first (not empty).
+fn command(what: &str, value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(words) = value else {
+        return Err(format!("{what} is not a JSON array of strings: {value}"));
+    };
+    let words: Vec<String> = words
+        .iter()
+        .map(|word| word.as_str().map(str::to_owned))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{what} is not a JSON array of strings: {value}"))?;
+    match words.first() {
+        Some(program) if !program.is_empty() => Ok(words),
+        _ => Err(format!("{what} names no program: {value}")),
+    }
+}
+
+fn is_url(word: &str) -> bool {
+    word.starts_with("http://") || word.starts_with("https://")
+}
+
+/// How a one-shot call's variables are read: the process environment, or a test's map.
+type Var<'a> = dyn Fn(&str) -> Result<Option<String>, String> + 'a;
+
 /// One call the runner asks for.
 #[derive(Debug, Clone)]
 pub struct Call {
-    pub endpoint: String,
+    /// How the client reaches the server: an endpoint URL, or a command to start over stdio.
+    pub transport: Transport,
     pub tool: String,
     pub arguments: Map<String, Value>,
     pub protocol_version: String,
@@ -69,25 +197,42 @@ impl Call {
         self.index + 1 >= self.calls
     }
 
-    /// The call in the `MCP_ERROR_LAYERS_*` variables, to `endpoint`.
-    fn from_env(endpoint: String) -> Result<Self, String> {
-        let timeout_ms = number_env("MCP_ERROR_LAYERS_TIMEOUT_MS", 5000)?;
+    /// The call in the `MCP_ERROR_LAYERS_*` variables, with `last`, the last argument (the
+    /// endpoint URL, or the word `stdio`).
+    fn from_env(last: &str) -> Result<Self, String> {
+        Self::from_vars(last, &env)
+    }
+
+    /// [`Call::from_env`] with the variables read by `var`.
+    fn from_vars(last: &str, var: &Var<'_>) -> Result<Self, String> {
+        let number = |name: &str, default: u64| -> Result<u64, String> {
+            match var(name)? {
+                Some(text) => text.parse().map_err(|e| format!("{name}: {e}")),
+                None => Ok(default),
+            }
+        };
+        // A variable holding a JSON object as text; `{}` when it is not set.
+        let object = |name: &str| -> Result<Map<String, Value>, String> {
+            let text = var(name)?.unwrap_or_else(|| "{}".into());
+            serde_json::from_str(&text).map_err(|e| format!("{name} is not a JSON object: {e}"))
+        };
+        let timeout_ms = number("MCP_ERROR_LAYERS_TIMEOUT_MS", 5000)?;
         Ok(Self {
-            endpoint,
-            tool: env("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?,
-            arguments: json_object("MCP_ERROR_LAYERS_ARGUMENTS")?,
-            protocol_version: env("MCP_ERROR_LAYERS_PROTOCOL_VERSION")?
+            transport: Transport::from_vars(last, var)?,
+            tool: var("MCP_ERROR_LAYERS_TOOL")?.ok_or("MCP_ERROR_LAYERS_TOOL is not set")?,
+            arguments: object("MCP_ERROR_LAYERS_ARGUMENTS")?,
+            protocol_version: var("MCP_ERROR_LAYERS_PROTOCOL_VERSION")?
                 .unwrap_or_else(|| "2026-07-28".into()),
             timeout: Duration::from_millis(timeout_ms.max(1)),
-            annotations: json_object("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS")?,
-            list_tools: env("MCP_ERROR_LAYERS_LIST_TOOLS")?.is_some_and(|v| v == "1"),
-            task: match env("MCP_ERROR_LAYERS_TASK")? {
-                Some(_) => Some(json_object("MCP_ERROR_LAYERS_TASK")?),
+            annotations: object("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS")?,
+            list_tools: var("MCP_ERROR_LAYERS_LIST_TOOLS")?.is_some_and(|v| v == "1"),
+            task: match var("MCP_ERROR_LAYERS_TASK")? {
+                Some(_) => Some(object("MCP_ERROR_LAYERS_TASK")?),
                 None => None,
             },
             client: None,
-            index: number_env("MCP_ERROR_LAYERS_CALL_INDEX", 0)?,
-            calls: number_env("MCP_ERROR_LAYERS_CALLS", 1)?.max(1),
+            index: number("MCP_ERROR_LAYERS_CALL_INDEX", 0)?,
+            calls: number("MCP_ERROR_LAYERS_CALLS", 1)?.max(1),
         })
     }
 
@@ -109,7 +254,7 @@ impl Call {
                 .ok_or_else(|| format!("request key {key:?} is not a count: {value}")),
         };
         Ok(Self {
-            endpoint: text("endpoint")?,
+            transport: Transport::from_request(request)?,
             tool: text("tool")?,
             arguments: object("arguments")?.unwrap_or_default(),
             protocol_version: text("protocol_version")?,
@@ -133,20 +278,6 @@ fn env(name: &str) -> Result<Option<String>, String> {
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(error) => Err(format!("{name}: {error}")),
     }
-}
-
-/// A variable holding a count; `default` when it is not set.
-fn number_env(name: &str, default: u64) -> Result<u64, String> {
-    match env(name)? {
-        Some(text) => text.parse().map_err(|e| format!("{name}: {e}")),
-        None => Ok(default),
-    }
-}
-
-/// A variable holding a JSON object as text; `{}` when it is not set.
-fn json_object(name: &str) -> Result<Map<String, Value>, String> {
-    let text = env(name)?.unwrap_or_else(|| "{}".into());
-    serde_json::from_str(&text).map_err(|e| format!("{name} is not a JSON object: {e}"))
 }
 
 /// One observation, as the contract prints it.
@@ -313,15 +444,17 @@ pub trait Row: Send + Sync + 'static {
     /// What the SDK raised, with the step it came from (the row's words for it in `detail`).
     type Error;
 
-    /// `Some(why)` for a call the row cannot make (a protocol version its SDK does not know):
-    /// answered `unsupported` before any client is opened for it. `None` (the default) for
+    /// `Some(why)` for a call the row cannot make (a protocol version its SDK does not know, a
+    /// [`Transport`] it has no client for): answered `unsupported` before any client is opened
+    /// for it. `None` (the default) for
     /// every call it can make.
     fn refuse(&self, _call: &Call) -> Option<String> {
         None
     }
 
     /// Opens the client for `call`, as an application does before its first call: connects
-    /// and makes the handshake the SDK leaves to it. On failure it closes what it made.
+    /// (over stdio: starts the server's command with the SDK's stdio client) and makes the
+    /// handshake the SDK leaves to it. On failure it closes what it made.
     async fn open(&self, call: &Call) -> Result<Self::Client, Self::Error>;
 
     /// Makes `call` on the open client and returns its observation (the row's own deadline
@@ -412,4 +545,156 @@ macro_rules! note {
     ($($arg:tt)*) => {
         $crate::note_text(&format!($($arg)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The one-shot call `vars` and the last argument `last` describe.
+    fn one_shot(last: &str, vars: &[(&str, &str)]) -> Result<Call, String> {
+        let vars: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        let var = |name: &str| Ok(vars.get(name).cloned());
+        Call::from_vars(last, &var)
+    }
+
+    const TOOL: (&str, &str) = ("MCP_ERROR_LAYERS_TOOL", "synthetic");
+    const SERVER: &str = r#"["/work/main/target/debug/mcp-error-layers","stdio-server","--session","/tmp/s/session.json"]"#;
+
+    fn server() -> Vec<String> {
+        [
+            "/work/main/target/debug/mcp-error-layers",
+            "stdio-server",
+            "--session",
+            "/tmp/s/session.json",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    fn request(line: &str) -> Result<Call, String> {
+        let Value::Object(request) = serde_json::from_str(line).unwrap() else {
+            panic!("not an object: {line}");
+        };
+        Call::from_request(&request)
+    }
+
+    #[test]
+    fn a_one_shot_http_call_is_its_endpoint_url_with_or_without_the_transport_variable() {
+        let url = "http://127.0.0.1:4100/mcp";
+        let http = Transport::Http {
+            endpoint: url.into(),
+        };
+        let call = one_shot(url, &[TOOL, ("MCP_ERROR_LAYERS_TRANSPORT", "http")]).unwrap();
+        assert_eq!(call.transport, http);
+        assert_eq!(call.transport.name(), "http");
+        // A runner from before stdio sets no MCP_ERROR_LAYERS_TRANSPORT.
+        assert_eq!(one_shot(url, &[TOOL]).unwrap().transport, http);
+        let error = one_shot("stdio", &[TOOL, ("MCP_ERROR_LAYERS_TRANSPORT", "http")]);
+        assert!(error.unwrap_err().contains("no endpoint URL"));
+    }
+
+    #[test]
+    fn a_one_shot_stdio_call_is_the_word_stdio_and_the_command_variable() {
+        let vars = [
+            TOOL,
+            ("MCP_ERROR_LAYERS_TRANSPORT", "stdio"),
+            ("MCP_ERROR_LAYERS_STDIO_COMMAND", SERVER),
+            ("MCP_ERROR_LAYERS_TIMEOUT_MS", "2500"),
+            ("MCP_ERROR_LAYERS_CALL_INDEX", "1"),
+            ("MCP_ERROR_LAYERS_CALLS", "2"),
+        ];
+        let call = one_shot("stdio", &vars).unwrap();
+        assert_eq!(call.transport, Transport::Stdio { command: server() });
+        assert_eq!(call.transport.name(), "stdio");
+        assert_eq!(call.tool, "synthetic");
+        assert_eq!(call.timeout, Duration::from_millis(2500));
+        assert!(call.is_last());
+    }
+
+    #[test]
+    fn a_one_shot_stdio_call_without_a_usable_command_is_refused_with_its_reason() {
+        let stdio = ("MCP_ERROR_LAYERS_TRANSPORT", "stdio");
+        let with = |last: &str, command: Option<&str>| {
+            let mut vars = vec![TOOL, stdio];
+            vars.extend(command.map(|text| ("MCP_ERROR_LAYERS_STDIO_COMMAND", text)));
+            one_shot(last, &vars).unwrap_err()
+        };
+        assert!(with("stdio", None).contains("MCP_ERROR_LAYERS_STDIO_COMMAND is not set"));
+        assert!(with("stdio", Some("/bin/server --flag")).contains("is not JSON"));
+        assert!(with("stdio", Some(r#"{"command": "x"}"#)).contains("not a JSON array"));
+        assert!(with("stdio", Some(r#"["/bin/server", 1]"#)).contains("not a JSON array"));
+        assert!(with("stdio", Some("[]")).contains("names no program"));
+        assert!(with("stdio", Some(r#"[""]"#)).contains("names no program"));
+        // The last argument must be the word stdio, not a URL.
+        let url = with("http://127.0.0.1:1/mcp", Some(SERVER));
+        assert!(url.contains("not the word stdio"), "{url}");
+        let other = one_shot(
+            "stdio",
+            &[TOOL, ("MCP_ERROR_LAYERS_TRANSPORT", "websocket")],
+        );
+        assert!(other.unwrap_err().contains("neither http nor stdio"));
+    }
+
+    #[test]
+    fn a_persistent_http_request_is_its_endpoint_with_or_without_the_transport_key() {
+        let http = Transport::Http {
+            endpoint: "http://127.0.0.1:4100/mcp".into(),
+        };
+        let line = r#"{"transport": "http", "endpoint": "http://127.0.0.1:4100/mcp", "tool": "synthetic", "arguments": {}, "protocol_version": "2026-07-28", "timeout_ms": 5000, "annotations": {}, "list_tools": false, "client": 17, "call": 0, "calls": 1, "id": 3}"#;
+        let call = request(line).unwrap();
+        assert_eq!(call.transport, http);
+        assert_eq!((call.client, call.index, call.calls), (Some(17), 0, 1));
+        let old = r#"{"endpoint": "http://127.0.0.1:4100/mcp", "tool": "synthetic", "protocol_version": "2025-11-25"}"#;
+        assert_eq!(request(old).unwrap().transport, http);
+        let none = r#"{"transport": "http", "endpoint": null, "tool": "t", "protocol_version": "2025-11-25"}"#;
+        assert!(
+            request(none)
+                .unwrap_err()
+                .contains("\"endpoint\" is not a string")
+        );
+    }
+
+    #[test]
+    fn a_persistent_stdio_request_is_its_command_with_a_null_endpoint() {
+        let line = format!(
+            r#"{{"transport": "stdio", "command": {SERVER}, "endpoint": null, "tool": "synthetic", "arguments": {{"n": 1}}, "protocol_version": "2025-11-25", "timeout_ms": 1500, "annotations": {{}}, "list_tools": true, "client": 4, "call": 1, "calls": 3, "id": 9}}"#
+        );
+        let call = request(&line).unwrap();
+        assert_eq!(call.transport, Transport::Stdio { command: server() });
+        assert_eq!(call.arguments["n"], 1);
+        assert!(call.list_tools);
+        assert_eq!((call.client, call.index, call.calls), (Some(4), 1, 3));
+        assert!(!call.is_last());
+        // `endpoint` may also be left out.
+        let without = line.replace(r#""endpoint": null, "#, "");
+        assert_eq!(
+            request(&without).unwrap().transport,
+            Transport::Stdio { command: server() }
+        );
+    }
+
+    #[test]
+    fn a_persistent_stdio_request_without_a_usable_command_is_refused_with_its_reason() {
+        let with = |rest: &str| {
+            let line = format!(
+                r#"{{"transport": "stdio", {rest} "tool": "t", "protocol_version": "2025-11-25"}}"#
+            );
+            request(&line).unwrap_err()
+        };
+        assert!(with(r#""endpoint": null,"#).contains("no \"command\""));
+        assert!(with(r#""command": "/bin/server","#).contains("not a JSON array"));
+        assert!(with(r#""command": [],"#).contains("names no program"));
+        assert!(with(r#""command": [null],"#).contains("not a JSON array"));
+        let endpoint = with(r#""command": ["/bin/server"], "endpoint": "http://127.0.0.1:1/mcp","#);
+        assert!(endpoint.contains("should be null"), "{endpoint}");
+        let other = r#"{"transport": "sse", "endpoint": "http://127.0.0.1:1/mcp", "tool": "t", "protocol_version": "2025-11-25"}"#;
+        assert!(request(other).unwrap_err().contains("neither"));
+        let number = r#"{"transport": 1, "command": ["/bin/server"], "tool": "t", "protocol_version": "2025-11-25"}"#;
+        assert!(request(number).unwrap_err().contains("neither"));
+    }
 }

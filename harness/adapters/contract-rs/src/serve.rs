@@ -23,20 +23,22 @@ pub(crate) fn run<R: Row>(
     let mut words: Vec<String> = std::env::args().collect();
     let usage = usage(words.first().map(String::as_str), options);
     if std::env::var_os("MCP_ERROR_LAYERS_MODE").is_some_and(|mode| mode == "persistent") {
-        // Persistent: every request names its endpoint, so all the arguments are the row's.
+        // Persistent: every request names its endpoint (or its stdio command), so all the
+        // arguments are the row's.
         let arguments = words.get(1..).unwrap_or_default();
         let Some(row) = prepare(arguments) else {
             return fail(&format!("unknown arguments {arguments:?}; {usage}"));
         };
         return persistent(&Arc::new(row), sdk, tasks);
     }
-    let endpoint = match words.pop() {
-        Some(last) if !words.is_empty() && is_url(&last) => last,
+    // The last argument: the endpoint URL, or the word `stdio` (MCP_ERROR_LAYERS_TRANSPORT).
+    let last = match words.pop() {
+        Some(last) if !words.is_empty() => last,
         _ => return fail(&usage),
     };
-    let call = match Call::from_env(endpoint) {
+    let call = match Call::from_env(&last) {
         Ok(call) => call,
-        Err(message) => return fail(&message),
+        Err(message) => return fail(&format!("{message}; {usage}")),
     };
     let arguments = &words[1..];
     let Some(row) = prepare(arguments) else {
@@ -222,23 +224,21 @@ fn prefix_panics() {
     }));
 }
 
-fn is_url(word: &str) -> bool {
-    word.starts_with("http://") || word.starts_with("https://")
-}
-
-/// The usage line: the program's file name, the row's `options`, the endpoint URL.
+/// The usage line: the program's file name, the row's `options`, the endpoint URL (or `stdio`).
 fn usage(program: Option<&str>, options: &str) -> String {
     let program = program
         .and_then(|path| Path::new(path).file_name())
         .and_then(|name| name.to_str())
         .unwrap_or("adapter");
-    let words: Vec<&str> = [program, options, "<endpoint-url>"]
+    let words: Vec<&str> = [program, options, "<endpoint-url | stdio>"]
         .into_iter()
         .filter(|word| !word.is_empty())
         .collect();
     format!(
-        "usage: {} (the call comes in MCP_ERROR_LAYERS_* variables), or with \
-         MCP_ERROR_LAYERS_MODE=persistent and no URL (request lines on stdin)",
+        "usage: {} (the call comes in MCP_ERROR_LAYERS_* variables; `stdio` with \
+         MCP_ERROR_LAYERS_TRANSPORT=stdio and the server's command in \
+         MCP_ERROR_LAYERS_STDIO_COMMAND), or with MCP_ERROR_LAYERS_MODE=persistent and no URL \
+         (request lines on stdin)",
         words.join(" ")
     )
 }

@@ -5,7 +5,9 @@
 //! (`../contract-rs`), which keeps one client per case: the row ([`Rmcp`]) says how to open it,
 //! make a call on it, map what rmcp raised, and close it.
 //!
-//! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest),
+//! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest)
+//! over HTTP, or `TokioChildProcess::new(Command)` over stdio (rmcp's child-process client, with
+//! its defaults: the server's stdin and stdout piped, its stderr inherited), then
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
 //! for the 2025 era), which gives the `RunningService` an application keeps and makes every later
 //! request through; then, for each call of the case, `call_tool`, rmcp's high-level call: it drives `input_required` rounds
@@ -20,7 +22,7 @@
 use std::error::Error as StdError;
 use std::process::ExitCode;
 
-use contract::{Call, Observation, chain, describe};
+use contract::{Call, Observation, Transport, chain, describe};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     Implementation, ProtocolVersion,
@@ -29,7 +31,10 @@ use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
 };
 use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
-use rmcp::transport::{DynamicTransportError, StreamableHttpClientTransport};
+use rmcp::transport::{
+    ConfigureCommandExt as _, DynamicTransportError, StreamableHttpClientTransport,
+    TokioChildProcess,
+};
 use rmcp::{ErrorData as McpError, ServiceError};
 
 /// rmcp's marker in the `data` of JSON-RPC errors its transport synthesizes itself.
@@ -221,6 +226,69 @@ fn from_reqwest_error(error: &reqwest::Error) -> Option<&'static str> {
     None
 }
 
+/// What a `ServiceError` raised over stdio says: the same as over HTTP, but for the transport's
+/// own errors, which over stdio say that the child's pipes are gone.
+///
+/// - `ServiceError::TransportClosed`: over stdio rmcp raises it when the service's worker stopped
+///   because the child's stdout ended (the process exited, was killed, or closed it; rmcp's
+///   `AsyncRwTransport` ends its stream only at EOF or a read error, and skips a line it cannot
+///   parse), for the call that was waiting and for every later one: `CONNECTION_ERROR`. rmcp
+///   does not report the child's exit status.
+/// - `ServiceError::TransportSend` whose `std::io::Error` is a broken pipe, a reset or "not
+///   connected" (writing to a child that is gone): `CONNECTION_ERROR`.
+fn stdio_service_error(where_: &str, error: &ServiceError) -> Observation {
+    match error {
+        ServiceError::TransportClosed => Observation::new(
+            "CONNECTION_ERROR",
+            format!(
+                "{where_}: {error} (ServiceError::TransportClosed: the stdio server's stdout \
+                 ended; rmcp reports no exit status)"
+            ),
+        ),
+        ServiceError::TransportSend(transport) => {
+            from_stdio_transport_error(where_, transport as &(dyn StdError + 'static))
+        }
+        other => service_error(where_, other),
+    }
+}
+
+/// A stdio transport error (writing to the child, or spawning it): `CONNECTION_ERROR` when an
+/// `std::io::Error` in its chain says the pipe or the process is gone (or never came up).
+fn from_stdio_transport_error(where_: &str, error: &(dyn StdError + 'static)) -> Observation {
+    contract::note!("stdio transport error: {error:?}");
+    let inner: &(dyn StdError + 'static) = match error.downcast_ref::<DynamicTransportError>() {
+        Some(dynamic) => dynamic.error.as_ref(),
+        None => error,
+    };
+    let text = format!("{where_}: stdio transport error: {}", describe(inner));
+    let gone = chain(inner).iter().any(|e| {
+        e.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            use std::io::ErrorKind::{
+                BrokenPipe, ConnectionAborted, ConnectionReset, NotConnected, NotFound,
+                PermissionDenied, UnexpectedEof,
+            };
+            matches!(
+                io.kind(),
+                BrokenPipe
+                    | ConnectionReset
+                    | ConnectionAborted
+                    | NotConnected
+                    | UnexpectedEof
+                    | NotFound
+                    | PermissionDenied
+            )
+        })
+    });
+    Observation::new(
+        if gone {
+            "CONNECTION_ERROR"
+        } else {
+            "UNCLASSIFIED_ERROR"
+        },
+        text,
+    )
+}
+
 /// What a `ServiceError` says, after `where_` (the call that raised it).
 fn service_error(where_: &str, error: &ServiceError) -> Observation {
     match error {
@@ -253,6 +321,26 @@ fn service_error(where_: &str, error: &ServiceError) -> Observation {
             "UNCLASSIFIED_ERROR",
             format!("{where_}: {}", describe(other)),
         ),
+    }
+}
+
+/// What a `ClientInitializeError` raised over stdio says: `ConnectionClosed` (the child's stdout
+/// ended before the handshake's answer) and a transport error that says the pipe is gone are
+/// `CONNECTION_ERROR`; the rest as over HTTP.
+fn stdio_initialize_error(error: &ClientInitializeError) -> Observation {
+    let where_ = "connect failed";
+    match error {
+        ClientInitializeError::ConnectionClosed(_) => Observation::new(
+            "CONNECTION_ERROR",
+            format!("{where_}: {error} (ClientInitializeError::ConnectionClosed)"),
+        ),
+        ClientInitializeError::TransportError {
+            error: transport, ..
+        } => from_stdio_transport_error(where_, transport as &(dyn StdError + 'static)),
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            stdio_initialize_error(fallback)
+        }
+        other => from_initialize_error(other),
     }
 }
 
@@ -324,6 +412,8 @@ type Client = RunningService<RoleClient, ClientConfig>;
 
 /// What rmcp raised, and where.
 enum Failure {
+    /// `TokioChildProcess::new`: the stdio server's process did not start.
+    Spawn(std::io::Error),
     /// `serve_with_lifecycle` (connect: the transport, then `initialize` or `server/discover`).
     Connect(Box<ClientInitializeError>),
     /// A request on the running client: `list_all_tools`, `call_tool`, `call_tool_once`.
@@ -353,6 +443,13 @@ impl contract::Row for Rmcp {
     /// the initialize handshake, offering the requested version. The case's timeout is for the
     /// call: the connect has no deadline of its own here (rmcp has no option for it either), so
     /// one that never finishes is left to the runner's deadline.
+    ///
+    /// Over HTTP the transport is `StreamableHttpClientTransport::from_uri(endpoint)`; over stdio
+    /// it is `TokioChildProcess::new(Command::new(program).configure(|cmd| cmd.args(..)))`, the
+    /// stdio client rmcp's README names, started as rmcp's own examples and tests start a server:
+    /// the child with its stdin and stdout piped and its stderr
+    /// inherited (the adapter's stderr, which the runner keeps), killed when the transport is
+    /// dropped, shut down by `RunningService::cancel` (stdin closed, then SIGTERM, then kill).
     async fn open(&self, call: &Call) -> Result<Client, Failure> {
         let version = protocol_version(&call.protocol_version)
             .expect("refuse() answers a version rmcp does not know");
@@ -368,10 +465,29 @@ impl contract::Row for Rmcp {
                 preferred_versions: vec![version],
             }
         };
-        let transport = StreamableHttpClientTransport::from_uri(call.endpoint.clone());
-        info.serve_with_lifecycle(transport, lifecycle)
-            .await
-            .map_err(|error| Failure::Connect(Box::new(error)))
+        let connected = match &call.transport {
+            Transport::Http { endpoint } => {
+                let transport = StreamableHttpClientTransport::from_uri(endpoint.clone());
+                info.serve_with_lifecycle(transport, lifecycle).await
+            }
+            Transport::Stdio { command } => {
+                let (program, arguments) = command
+                    .split_first()
+                    .expect("the contract reads a stdio command with its program");
+                let child = TokioChildProcess::new(
+                    tokio::process::Command::new(program).configure(|cmd| {
+                        cmd.args(arguments);
+                    }),
+                )
+                .map_err(Failure::Spawn)?;
+                contract::note!(
+                    "TokioChildProcess started the stdio server (pid {:?}): {command:?}",
+                    child.id()
+                );
+                info.serve_with_lifecycle(child, lifecycle).await
+            }
+        };
+        connected.map_err(|error| Failure::Connect(Box::new(error)))
     }
 
     /// One tool call on the running client.
@@ -412,15 +528,23 @@ impl contract::Row for Rmcp {
             .unwrap_or_else(Ok)
     }
 
-    fn error(&self, error: Failure, _call: &Call) -> Observation {
+    fn error(&self, error: Failure, call: &Call) -> Observation {
+        let stdio = matches!(call.transport, Transport::Stdio { .. });
         match error {
+            Failure::Spawn(error) => from_stdio_transport_error(
+                "TokioChildProcess::new failed",
+                &error as &(dyn StdError + 'static),
+            ),
+            Failure::Connect(error) if stdio => stdio_initialize_error(&error),
             Failure::Connect(error) => from_initialize_error(&error),
+            Failure::Service(where_, error) if stdio => stdio_service_error(where_, &error),
             Failure::Service(where_, error) => service_error(where_, &error),
         }
     }
 
     /// `RunningService::cancel`: stops the worker, which closes the transport (a 2025 session is
-    /// DELETEd).
+    /// DELETEd; a stdio server's stdin is closed, and it is sent SIGTERM after 3 s, killed after
+    /// 3 s more).
     async fn close(&self, client: Client) -> Result<String, String> {
         client
             .cancel()

@@ -6,7 +6,9 @@
 //! it, make a call on it, map what tower-mcp raised, and close it.
 //!
 //! The adapter drives tower-mcp's documented client API with its defaults:
-//! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client),
+//! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client), or over
+//! stdio `StdioClientTransport::spawn(program, args)` (tower-mcp's child-process client: the
+//! server's stdin and stdout piped, its stderr inherited), then
 //! `McpClient::connect(transport)` (no handler), then `discover` for 2026-07-28 or `initialize`
 //! for the 2025 era: the `McpClient` an application keeps. Then, for each call of the case,
 //! `call_tool(name, arguments)`, which follows `input_required` rounds
@@ -22,9 +24,9 @@
 
 use std::process::ExitCode;
 
-use contract::{Call, Observation};
+use contract::{Call, Observation, Transport};
 use serde_json::Value;
-use tower_mcp::client::{HttpClientTransport, HttpStatusDetails, McpClient};
+use tower_mcp::client::{HttpClientTransport, HttpStatusDetails, McpClient, StdioClientTransport};
 use tower_mcp::protocol::{TaskObject, TaskStatus};
 use tower_mcp::{CallToolResult, Error, JsonRpcError};
 
@@ -95,6 +97,37 @@ fn from_error(where_: &str, error: &Error) -> Observation {
     }
 }
 
+/// Maps tower-mcp's `Error` over stdio, where `connected` is `McpClient::is_connected()` right
+/// after it (`None` when no client was made):
+///
+/// - `Error::Transport` on a client that is no longer connected: `CONNECTION_ERROR`. The
+///   message loop of tower-mcp's `McpClient` stops when the stdio transport reads EOF on the
+///   child's stdout (the process exited, was killed, or closed it) or fails to write to its
+///   stdin; it then marks the client disconnected (`is_connected()`) and fails the calls waiting
+///   and every later one with `Error::Transport("Connection closed")` / `"Transport error: ..."`.
+///   tower-mcp reports no exit status.
+/// - `Error::JsonRpc`: the server's JSON-RPC error, `JSONRPC_ERROR` with its code (no HTTP status
+///   to read over stdio).
+/// - Anything else, an `Error::Transport` on a connected client included: as over HTTP.
+fn from_stdio_error(where_: &str, error: &Error, connected: Option<bool>) -> Observation {
+    match error {
+        Error::Transport(message) if connected == Some(false) => Observation::new(
+            "CONNECTION_ERROR",
+            format!(
+                "{where_}: Error::Transport: {message} (McpClient::is_connected() is false: the \
+                 stdio server's stdout ended or its stdin could not be written; tower-mcp \
+                 reports no exit status)"
+            ),
+        ),
+        Error::JsonRpc(jsonrpc) => Observation::new(
+            "JSONRPC_ERROR",
+            format!("{where_}: {}", jsonrpc_text(jsonrpc)),
+        )
+        .with_code(i64::from(jsonrpc.code)),
+        other => from_error(where_, other),
+    }
+}
+
 fn from_result(result: &CallToolResult) -> Observation {
     if result.is_error {
         Observation::new(
@@ -150,11 +183,11 @@ async fn observe_task(client: &McpClient, call: &Call) -> Result<Observation, Fa
         let created = client
             .call_tool_as_task(&call.tool, arguments, ttl)
             .await
-            .map_err(|error| Failure("call_tool_as_task failed", error))?;
+            .map_err(failed("call_tool_as_task failed"))?;
         let task = client
             .task_wait(&created.task.task_id)
             .await
-            .map_err(|error| Failure("task_wait failed", error))?;
+            .map_err(failed("task_wait failed"))?;
         Ok(from_task(&task))
     };
     contract::within(call.timeout, "call_tool_as_task and task_wait", work)
@@ -163,7 +196,29 @@ async fn observe_task(client: &McpClient, call: &Call) -> Result<Observation, Fa
 }
 
 /// What tower-mcp raised, after the words of the step it came from (`call_tool failed`).
-struct Failure(&'static str, Error);
+struct Failure {
+    step: &'static str,
+    error: Error,
+    /// `McpClient::is_connected()` right after the error; `None` when no client was made.
+    connected: Option<bool>,
+}
+
+/// The `Failure` of `step`, before it is known whether the client is still connected.
+fn failed(step: &'static str) -> impl FnOnce(Error) -> Failure {
+    move |error| Failure {
+        step,
+        error,
+        connected: None,
+    }
+}
+
+impl Failure {
+    /// With what `client` says about its connection after the error.
+    fn seen_by(mut self, client: &McpClient) -> Self {
+        self.connected = Some(client.is_connected());
+        self
+    }
+}
 
 /// The tower-mcp row: one `McpClient` per case, `call_tool` (or, with `--tasks`, its task API
 /// for a call that asks for a task) on it.
@@ -186,7 +241,11 @@ impl contract::Row for TowerMcp {
 
     /// `McpClient::connect(transport)` (that is, `builder().connect_simple(transport)`; with
     /// `--tasks`, `builder().with_tasks()`), then `discover` for 2026-07-28 or `initialize` for
-    /// the 2025 era. The case's timeout is for the call: the connect keeps tower-mcp's defaults,
+    /// the 2025 era. The transport is `HttpClientTransport::new(endpoint)` over HTTP, and over
+    /// stdio `StdioClientTransport::spawn(program, args)`, as tower-mcp's client docs start a
+    /// server (stdin and stdout piped, stderr inherited: the adapter's, which the runner keeps;
+    /// `McpClient::shutdown` closes the child's stdin and waits up to 5 s for it to exit, then
+    /// kills it). The case's timeout is for the call: the connect keeps tower-mcp's defaults,
     /// and one that never finishes is left to the runner's deadline. A failed handshake shuts
     /// down the client it made.
     async fn open(&self, call: &Call) -> Result<McpClient, Failure> {
@@ -198,33 +257,51 @@ impl contract::Row for TowerMcp {
                 tower_mcp::protocol::LATEST_PROTOCOL_VERSION
             );
         }
-        let transport = HttpClientTransport::new(&call.endpoint);
         let builder = McpClient::builder();
         let builder = if self.tasks {
             builder.with_tasks()
         } else {
             builder
         };
-        let client = builder
-            .connect_simple(transport)
-            .await
-            .map_err(|error| Failure("connect failed", error))?;
+        let client = match &call.transport {
+            Transport::Http { endpoint } => {
+                builder
+                    .connect_simple(HttpClientTransport::new(endpoint))
+                    .await
+            }
+            Transport::Stdio { command } => {
+                let (program, arguments) = command
+                    .split_first()
+                    .expect("the contract reads a stdio command with its program");
+                let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+                let transport = StdioClientTransport::spawn(program, &arguments)
+                    .await
+                    .map_err(failed("StdioClientTransport::spawn failed"))?;
+                contract::note!(
+                    "StdioClientTransport started the stdio server (pid {:?}): {command:?}",
+                    transport.child_id()
+                );
+                builder.connect_simple(transport).await
+            }
+        }
+        .map_err(failed("connect failed"))?;
         let handshake = if discover {
             client
                 .discover(CLIENT_NAME, TOWER_MCP_VERSION)
                 .await
                 .map(|_| ())
-                .map_err(|error| Failure("discover failed", error))
+                .map_err(failed("discover failed"))
         } else {
             client
                 .initialize(CLIENT_NAME, TOWER_MCP_VERSION)
                 .await
                 .map(|_| ())
-                .map_err(|error| Failure("initialize failed", error))
+                .map_err(failed("initialize failed"))
         };
         match handshake {
             Ok(()) => Ok(client),
             Err(failure) => {
+                let failure = failure.seen_by(&client);
                 let closing = client.shutdown();
                 contract::teardown("tower-mcp shutdown after the failed handshake", closing).await;
                 Err(failure)
@@ -239,29 +316,41 @@ impl contract::Row for TowerMcp {
     /// 30 s by default, is per HTTP request), and dropping the call is what tower-mcp documents
     /// for abandoning one (it then sends `notifications/cancelled`).
     async fn call(&self, client: &mut McpClient, call: &Call) -> Result<Observation, Failure> {
-        if call.list_tools {
-            // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
-            client
-                .list_all_tools()
-                .await
-                .map_err(|error| Failure("list_all_tools failed", error))?;
-        }
-        if call.task.is_some() {
-            return observe_task(client, call).await;
-        }
-        let work = client.call_tool(&call.tool, Value::Object(call.arguments.clone()));
-        match contract::within(call.timeout, "call_tool", work).await {
-            Ok(Ok(result)) => Ok(from_result(&result)),
-            Ok(Err(error)) => Err(Failure("call_tool failed", error)),
-            Err(timeout) => Ok(timeout),
+        let made = async {
+            if call.list_tools {
+                // As an application does to learn the tool's schemas (MCP_ERROR_LAYERS_LIST_TOOLS).
+                client
+                    .list_all_tools()
+                    .await
+                    .map_err(failed("list_all_tools failed"))?;
+            }
+            if call.task.is_some() {
+                return observe_task(client, call).await;
+            }
+            let work = client.call_tool(&call.tool, Value::Object(call.arguments.clone()));
+            match contract::within(call.timeout, "call_tool", work).await {
+                Ok(Ok(result)) => Ok(from_result(&result)),
+                Ok(Err(error)) => Err(failed("call_tool failed")(error)),
+                Err(timeout) => Ok(timeout),
+            }
+        };
+        made.await.map_err(|failure| failure.seen_by(client))
+    }
+
+    fn error(&self, failure: Failure, call: &Call) -> Observation {
+        let Failure {
+            step,
+            error,
+            connected,
+        } = failure;
+        match call.transport {
+            Transport::Stdio { .. } => from_stdio_error(step, &error, connected),
+            Transport::Http { .. } => from_error(step, &error),
         }
     }
 
-    fn error(&self, Failure(where_, error): Failure, _call: &Call) -> Observation {
-        from_error(where_, &error)
-    }
-
-    /// `McpClient::shutdown`, which DELETEs a 2025 session.
+    /// `McpClient::shutdown`, which DELETEs a 2025 session (over stdio: closes the child's stdin,
+    /// waits for it to exit, kills it after 5 s).
     async fn close(&self, client: McpClient) -> Result<String, String> {
         client
             .shutdown()
