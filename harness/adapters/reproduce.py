@@ -6,8 +6,9 @@ and checks that the verdicts are the row's: what a reader of a report can do by 
 
 FILE is the row's JSON report (default target/sdk-reports/ID.json, which `cargo test` writes with
 MCP_ERROR_LAYERS_SDK_REPORTS, as .ci/run does); PROGRAM the mcp-error-layers binary (default
-target/release/mcp-error-layers). Per case and call it compares the verdict and the observed
-outcome, status and code; it prints each difference and exits 1 when there is one.
+target/debug/mcp-error-layers, which `cargo test` and `cargo run` build). Per case and call it
+compares the verdict and the observed outcome, status and code; it prints each difference and
+exits 1 when there is one.
 """
 
 import argparse
@@ -33,7 +34,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="reproduce.py")
     parser.add_argument("id")
     parser.add_argument("--report")
-    parser.add_argument("--bin", default=str(adapters.target() / "release" / "mcp-error-layers"))
+    parser.add_argument("--bin", default=str(adapters.target() / "debug" / "mcp-error-layers"))
     args = parser.parse_args(argv)
     row = next((a for a in adapters.all_adapters() if a["id"] == args.id), None)
     if row is None:
