@@ -20,12 +20,29 @@ const MAX_SAMPLE_BYTES: u64 = 64 * 1024;
 pub fn left_out() -> Result<Vec<String>, String> {
     match std::env::var_os(AGENT_CASES_VAR) {
         None => Ok(Vec::new()),
-        Some(path) => read_sample(Path::new(&path)).map(|sample| outside(&sample)),
+        Some(path) => {
+            let known = builtin_ids();
+            let sample = read_sample(Path::new(&path), &known)?;
+            Ok(outside(known, &sample))
+        }
     }
 }
 
-/// The ids `path` lists, each a built-in case's.
-fn read_sample(path: &Path) -> Result<BTreeSet<String>, String> {
+/// The built-in case ids, in order.
+fn builtin_ids() -> Vec<String> {
+    builtin().into_iter().map(|c| c.id).collect()
+}
+
+/// The ids of `known` not in `sample`.
+fn outside(known: Vec<String>, sample: &BTreeSet<String>) -> Vec<String> {
+    known
+        .into_iter()
+        .filter(|id| !sample.contains(id))
+        .collect()
+}
+
+/// The ids `path` lists, each one of `known`.
+fn read_sample(path: &Path, known: &[String]) -> Result<BTreeSet<String>, String> {
     let shown = format!("{AGENT_CASES_VAR}={}", path.display());
     let size = std::fs::metadata(path)
         .map_err(|e| format!("{shown}: cannot read the file: {e}"))?
@@ -36,14 +53,13 @@ fn read_sample(path: &Path) -> Result<BTreeSet<String>, String> {
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-    let known: BTreeSet<String> = builtin().into_iter().map(|c| c.id).collect();
     let mut sample = BTreeSet::new();
     for (at, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or("").trim();
         if id.is_empty() {
             continue;
         }
-        if !known.contains(id) {
+        if !known.iter().any(|k| k == id) {
             return Err(format!(
                 "{shown}, line {}: `{id}` is no built-in case (`mcp-error-layers list` lists \
                  them): fix the id or remove the line",
@@ -60,15 +76,6 @@ fn read_sample(path: &Path) -> Result<BTreeSet<String>, String> {
     Ok(sample)
 }
 
-/// The built-in ids not in `sample`.
-fn outside(sample: &BTreeSet<String>) -> Vec<String> {
-    builtin()
-        .into_iter()
-        .map(|c| c.id)
-        .filter(|id| !sample.contains(id))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,7 +88,7 @@ mod tests {
             std::process::id()
         ));
         std::fs::write(&path, text).unwrap();
-        let read = read_sample(&path);
+        let read = read_sample(&path, &builtin_ids());
         let _ = std::fs::remove_file(&path);
         read
     }
@@ -92,9 +99,9 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/harness/adapters/agent-sample.txt"
         );
-        let sample = read_sample(Path::new(path)).unwrap();
+        let sample = read_sample(Path::new(path), &builtin_ids()).unwrap();
         assert!(sample.contains("tool/success"), "{sample:?}");
-        let out = outside(&sample);
+        let out = outside(builtin_ids(), &sample);
         assert_eq!(out.len() + sample.len(), builtin().len());
         assert!(out.iter().all(|id| !sample.contains(id)));
     }
@@ -114,7 +121,7 @@ mod tests {
     fn a_sample_of_comments_only_or_a_missing_file_is_refused() {
         let why = sample_of("empty", "# nothing\n\n").unwrap_err();
         assert!(why.contains("lists no case"), "{why}");
-        let why = read_sample(Path::new("/nonexistent/sample.txt")).unwrap_err();
+        let why = read_sample(Path::new("/nonexistent/sample.txt"), &[]).unwrap_err();
         assert!(why.contains("/nonexistent/sample.txt"), "{why}");
     }
 }
