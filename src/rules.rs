@@ -20,10 +20,15 @@ pub(crate) struct Facts<'a> {
     pub calls: &'a [CallRecord],
 }
 
-/// How a baseline reason starts for a case whose verdict differs from run to run (an agent
-/// row's `racy` case, docs/adapters.md): accepted when it deviates, and no stale entry when it
-/// passes.
+/// How a baseline reason starts for a case whose verdict differs from run to run (a row's
+/// `racy` case, docs/adapters.md): accepted when it deviates, no stale entry when it passes, and
+/// its snapshot is not compared.
 pub const RACY: &str = "racy: ";
+
+/// Whether a baseline `reason` calls its case racy ([`RACY`]).
+pub(crate) fn is_racy(reason: &str) -> bool {
+    reason.starts_with(RACY)
+}
 
 /// What decides a standing besides the record: strictness and the baseline. Cheap to clone.
 #[derive(Debug, Clone, Default)]
@@ -80,7 +85,7 @@ impl Rules {
         match (record.verdict, listed) {
             (Verdict::Unsupported, _) => Standing::Unsupported(unsupported_reason(record)),
             // A racy case (an agent that races with itself) may pass in some runs.
-            (Verdict::Pass, Some(reason)) if reason.starts_with(RACY) => Standing::Pass,
+            (Verdict::Pass, Some(reason)) if is_racy(&reason) => Standing::Pass,
             (Verdict::Pass, Some(reason)) => Standing::Stale(reason),
             (Verdict::Pass, None) => Standing::Pass,
             (_, Some(reason)) => Standing::Accepted(reason),

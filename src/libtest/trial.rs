@@ -134,7 +134,7 @@ impl<A: Driver + 'static> Harness<A> {
     /// reports still show the run.
     fn is_racy(&self, id: &str) -> bool {
         let reason = self.options.rules.baseline.reason(id);
-        reason.is_some_and(|reason| reason.starts_with(crate::rules::RACY))
+        reason.is_some_and(crate::rules::is_racy)
     }
 
     /// Fails with the baseline's problems and, on a run of every case (`wait_for` of them),
