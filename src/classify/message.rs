@@ -18,15 +18,30 @@ use serde_json::{Map, Value};
 pub fn classify_message(message: &Value, request_id: &Value) -> Classification {
     match check_envelope(message, request_id) {
         Err(reason) => decide(Outcome::InvalidEnvelope, reason),
-        Ok(Payload::Error { code, message }) => Classification {
+        Ok(Payload::Error {
+            code,
+            message: text,
+        }) => Classification {
             code: Some(code),
-            ..decide(
-                Outcome::JsonrpcError,
-                format!("JSON-RPC error {code}: {}", one_line(message, TEXT_CHARS)),
-            )
+            ..decide(Outcome::JsonrpcError, error_words(code, text, message))
         },
         Ok(Payload::Result(result)) => classify_result(result),
     }
+}
+
+/// `JSON-RPC error -32603: message (data: ...)`: the error's words, its `data` too when it
+/// has one (a bridge may put an upstream HTTP status there).
+fn error_words(code: i64, text: &str, message: &Value) -> String {
+    let mut words = format!("JSON-RPC error {code}: {}", one_line(text, TEXT_CHARS));
+    let data = match message.get("error").and_then(|e| e.get("data")) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    if !data.trim().is_empty() {
+        words.push_str(&format!(" (data: {})", one_line(&data, TEXT_CHARS)));
+    }
+    words
 }
 
 /// What a well-formed response carries.

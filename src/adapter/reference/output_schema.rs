@@ -10,6 +10,7 @@
 
 use super::exchange::{Reply, exchange};
 use super::{Mode, Run, body, prefixed, wire};
+use crate::classify::Classification;
 use crate::era::MODERN_VERSION;
 use crate::outcome::Outcome;
 use boon::{Compiler, Draft, Schemas, UrlLoader};
@@ -64,7 +65,7 @@ impl Run<'_> {
 }
 
 /// The `outputSchema` of `tool` in a `tools/list` result.
-fn output_schema(listed: &Value, tool: &str) -> Option<Value> {
+pub(super) fn output_schema(listed: &Value, tool: &str) -> Option<Value> {
     let tools = listed.get("tools")?.as_array()?;
     let entry = tools.iter().find(|t| t.get("name") == Some(&json!(tool)))?;
     entry.get("outputSchema").cloned()
@@ -76,8 +77,24 @@ fn judged(reply: Reply, schema: &Value) -> Reply {
         return reply;
     }
     let result = body::result(&reply, &reply.id).unwrap_or(Value::Null);
-    let mut classification = reply.classification;
-    match check(&result, schema) {
+    let classification = judged_result(reply.classification, &result, schema);
+    Reply {
+        classification,
+        ..reply
+    }
+}
+
+/// The classification of `result` (a call's result), judged against `schema` when it is a
+/// tool success: for a client that holds the result itself (over stdio).
+pub(super) fn judged_result(
+    mut classification: Classification,
+    result: &Value,
+    schema: &Value,
+) -> Classification {
+    if classification.outcome != Outcome::ToolSuccess {
+        return classification;
+    }
+    match check(result, schema) {
         Ok(()) => {}
         Err(Problem::Invalid(why)) => {
             classification.outcome = Outcome::InvalidToolResult;
@@ -90,10 +107,7 @@ fn judged(reply: Reply, schema: &Value) -> Reply {
             classification = prefixed(classification, &format!("not validated ({why})"));
         }
     }
-    Reply {
-        classification,
-        ..reply
-    }
+    classification
 }
 
 /// Why a result fails its schema, or why it could not be judged.

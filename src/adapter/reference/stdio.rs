@@ -65,6 +65,18 @@ impl Connections {
         answer
     }
 
+    /// Sends `tools/list` on client `id`'s kept connection and waits for its response until
+    /// `timeout`, then closes the connection: whether the server behind it still serves after
+    /// the client's calls (a bridge row's `hop-survives`). `Err` says why not.
+    pub async fn probe(&self, id: u64, timeout: std::time::Duration) -> Result<(), String> {
+        let Some(mut connection) = self.take(id) else {
+            return Err("the client kept no connection to it".to_owned());
+        };
+        let answered = connection.list_tools(Instant::now() + timeout).await;
+        connection.pipe.close().await;
+        answered
+    }
+
     fn take(&self, id: u64) -> Option<Connection> {
         self.kept.lock().ok()?.remove(&id)
     }
@@ -78,7 +90,7 @@ fn reuse_or_start(kept: Option<Connection>, call: &CallContext) -> std::io::Resu
         }
     }
     Ok(Connection {
-        pipe: Pipe::start(&call.command)?,
+        pipe: Pipe::start(&call.command, call.launch.as_deref())?,
         last_id: 0,
         ready: false,
     })
@@ -109,6 +121,15 @@ impl Connection {
             }
             self.ready = true;
         }
+        // As over HTTP (`output_schema`): the tool's schema first when the call asks for it.
+        let schema = match call.list_tools {
+            true => self
+                .listed(era, deadline)
+                .await
+                .ok()
+                .and_then(|listed| super::output_schema::output_schema(&listed, &call.tool)),
+            false => None,
+        };
         let id = self.next_id();
         let meta = match era {
             Era::Stateless => wire::stateless_meta(&id, false),
@@ -124,7 +145,15 @@ impl Connection {
             };
         }
         let classification = match self.response(&id, deadline).await {
-            Ok(message) => classify_message(&message, &id),
+            Ok(message) => {
+                let classification = classify_message(&message, &id);
+                match (&schema, message.get("result")) {
+                    (Some(schema), Some(result)) => {
+                        super::output_schema::judged_result(classification, result, schema)
+                    }
+                    _ => classification,
+                }
+            }
             Err(failed) => failed,
         };
         if classification.outcome == Outcome::Timeout {
@@ -133,6 +162,32 @@ impl Connection {
         Answer {
             classification,
             attempts: 1,
+        }
+    }
+
+    /// `tools/list` on this connection: `Ok` when a result answers it.
+    async fn list_tools(&mut self, deadline: Instant) -> Result<(), String> {
+        if !self.pipe.alive() {
+            let ended = ending_words(self.pipe.ending().await);
+            return Err(format!("the process {ended}"));
+        }
+        self.listed(Era::Session, deadline).await.map(drop)
+    }
+
+    /// The result of `tools/list` in `era` (2026-07-28 with its `_meta`), or why none came.
+    async fn listed(&mut self, era: Era, deadline: Instant) -> Result<Value, String> {
+        let id = self.next_id();
+        let mut list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        if era == Era::Stateless {
+            list["params"] = json!({"_meta": wire::stateless_meta(&id, false)});
+        }
+        if !self.pipe.send(&list).await {
+            return Err("its stdin is closed".to_owned());
+        }
+        let answer = self.response(&id, deadline).await.map_err(|c| c.reason)?;
+        match answer.get("result") {
+            Some(result) => Ok(result.clone()),
+            None => Err(classify_message(&answer, &id).reason),
         }
     }
 

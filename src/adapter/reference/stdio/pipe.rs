@@ -2,6 +2,7 @@
 //! gave, its stdout read as lines by a task of its own, its stderr always drained (a server
 //! whose stderr nobody reads blocks once the pipe holds 64 KiB).
 
+use crate::adapter::StdioLaunch;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -35,26 +36,39 @@ pub struct Pipe {
 }
 
 impl Pipe {
-    /// Starts `argv` (program first) with stdin, stdout and stderr piped; killed when dropped.
-    pub fn start(argv: &[String]) -> std::io::Result<Pipe> {
+    /// Starts `argv` (program first) with stdin, stdout and stderr piped, as `launch` says
+    /// when given; killed when dropped.
+    pub fn start(argv: &[String], launch: Option<&StdioLaunch>) -> std::io::Result<Pipe> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| std::io::Error::other("an empty command line"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()?;
+            .kill_on_drop(true);
+        if let Some(launch) = launch {
+            command.env_clear().envs(launch.env.iter().cloned());
+            if let Some(dir) = &launch.dir {
+                command.current_dir(dir);
+            }
+        }
+        let mut child = command.spawn()?;
         let (send, lines) = mpsc::channel(64);
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_lines(BufReader::new(stdout), send));
         }
         if let Some(mut stderr) = child.stderr.take() {
+            let log = launch.map(|l| l.stderr.clone());
             tokio::spawn(async move {
                 let mut sink = vec![0; 64 * 1024];
-                while let Ok(1..) = stderr.read(&mut sink).await {}
+                while let Ok(n @ 1..) = stderr.read(&mut sink).await {
+                    if let Some(log) = &log {
+                        log.append(&sink[..n]);
+                    }
+                }
             });
         }
         let stdin = child.stdin.take();
