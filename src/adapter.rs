@@ -62,6 +62,42 @@ pub struct CallContext {
     /// own drivers that judge a text against them (an agent row, [`crate::model::told`]);
     /// `None` outside a case run.
     pub(crate) model_facts: Option<Arc<crate::model::ModelFacts>>,
+    /// How the stdio server is started beyond its command line, when the harness starts a
+    /// program of its own there (a bridge row's bridge); `None`: as it is, in this process's
+    /// environment.
+    pub(crate) launch: Option<Arc<StdioLaunch>>,
+}
+
+/// How a harness driver has the reference client start its stdio server (a bridge): the
+/// environment it gets instead of this process's, and where its stderr goes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StdioLaunch {
+    /// The whole environment of the process (nothing of this process's leaks in).
+    pub env: Vec<(String, String)>,
+    /// Its working directory.
+    pub dir: Option<std::path::PathBuf>,
+    /// Where its stderr goes: the log of the call it serves at the time.
+    pub stderr: LogSlot,
+}
+
+/// Where the output of a process that outlives one call goes: the log of the call it serves
+/// at the time (a bridge serves every call of its case).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LogSlot(Arc<Mutex<AdapterLog>>);
+
+impl LogSlot {
+    /// From now on, into `log`.
+    pub(crate) fn set(&self, log: &AdapterLog) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = log.clone();
+    }
+
+    /// Appends to the current log.
+    pub(crate) fn append(&self, bytes: &[u8]) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .append(bytes);
+    }
 }
 
 pub use crate::case::{TaskCall, Transport};
@@ -127,6 +163,7 @@ impl CallContext {
             task: None,
             client: ClientRef::single(),
             model_facts: None,
+            launch: None,
         }
     }
 
@@ -258,6 +295,14 @@ pub trait Driver: Send + Sync {
         None
     }
 
+    /// How long past the call's own timeout the driver's answer may rightly come, besides the
+    /// run's margin: a driver that waits for something with a timeout of its own (a bridge's
+    /// upstream timeout, [`process::bridge`]) says how long. The runner's deadline for a call
+    /// is its timeout plus this plus the margin. The default: nothing.
+    fn extra_wait(&self) -> Duration {
+        Duration::ZERO
+    }
+
     /// What the reports say about the adapter besides the run's own settings: the name and
     /// version it announced, the timeouts of its start. Read after the run. The default says
     /// nothing.
@@ -330,6 +375,10 @@ pub enum Observes {
     /// [`process::agent::AgentAdapter`]): an outcome judged from the told text, judged in
     /// full, plus the model-side checks ([`crate::model::told::checks`]).
     ModelTold,
+    /// What arrived downstream of a bridge (a bridge row, [`process::bridge::BridgeAdapter`]):
+    /// the reference client's outcome on the bridge's side, judged against the case's
+    /// upstream expectation by the faithful-hop table ([`crate::hop`]), plus the bridge checks.
+    Downstream(crate::hop::Downstream),
 }
 
 /// A call's start-up (see [`Driver::start_up`]): how long the adapter may take before it can
@@ -398,6 +447,9 @@ pub struct DriverInfo {
     /// Whether the client is a coding agent observed by what it told its model
     /// ([`Observes::ModelTold`]): its layer fidelity is its *model fidelity*.
     pub agent: bool,
+    /// What a bridge exposes downstream, when the client is one ([`Observes::Downstream`]):
+    /// its fidelity is its *hop fidelity* ([`crate::hop::hop_fidelity`]).
+    pub bridge: Option<crate::hop::Downstream>,
     /// Whether an adapter program speaks stdio ([`Driver::speaks_stdio`]): its command line
     /// needs `--transports http,stdio` to run it again.
     pub stdio: bool,

@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 41] = [
+pub const NAMES: [&str; 44] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -69,6 +69,10 @@ pub const NAMES: [&str; 41] = [
     "tool-error-to-model",
     "protocol-error-to-model",
     "no-error-as-success",
+    // What arrived through a bridge (crate::hop::CHECKS): judged for bridge rows only.
+    "hop-no-retry-unsafe",
+    "hop-survives",
+    "hop-answers",
 ];
 
 /// The checks that judge what a client sends after it gave up on a request (a cancel, a

@@ -532,7 +532,7 @@
 //! - for a client crate: [`main!`], [`Config`], and the adapter contract: [`Adapter`],
 //!   [`CallContext`], [`AdapterReport`], [`Observation`], [`Outcome`] and its [`Layer`].
 //!
-//! Eight modules, in the order a case flows through them:
+//! Nine modules, in the order a case flows through them:
 //! - [`case`]: case files ([`case::builtin`], [`case::discover`], [`case::CaseSource`]);
 //! - [`wire`]: the wire server that serves a case on `127.0.0.1:0`, writing raw HTTP/1.1, and
 //!   its record of every exchange (the command line's `serve`);
@@ -545,6 +545,9 @@
 //!   `adapter::reference::ReferenceAdapter`);
 //! - [`model`]: the scripted model an agent talks to on loopback, and what its model was told
 //!   ([`model::told`]: the tool result read from the agent's next request, judged);
+//! - [`hop`]: a bridge between a client and a server, judged by what arrives downstream: the
+//!   faithful-hop table ([`hop::delivers`]) and the bridge checks (docs/bridges.md); a bridge is
+//!   driven by `adapter::process::bridge::BridgeAdapter`;
 //! - [`engine`]: a run ([`engine::Run`], a builder: cases, adapter, jobs, strictness,
 //!   baseline, shard) that tells an [`engine::EventSink`] as cases end and returns the run's
 //!   records: verdicts, standings, request checks, and how a person reads them;
@@ -566,6 +569,7 @@ pub mod adapter;
 pub mod case;
 pub mod classify;
 pub mod engine;
+pub mod hop;
 pub mod model;
 pub mod report;
 pub mod stdio;

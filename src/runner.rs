@@ -69,7 +69,7 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     let observes = adapter.observes();
     let served;
     let case = match observes {
-        Observes::Outcomes | Observes::ModelTold => case,
+        Observes::Outcomes | Observes::ModelTold | Observes::Downstream(_) => case,
         // A conformance client calls `add_numbers`: the case as it is served to one.
         Observes::ExitStatus => {
             served = Case {
@@ -175,7 +175,11 @@ async fn run_call<D: Driver>(
     }
     let timeout = context.timeout;
     let clock = Clock {
-        deadline: context.timeout.saturating_add(options.deadline_margin), // both from users
+        // All three from users.
+        deadline: context
+            .timeout
+            .saturating_add(adapter.extra_wait())
+            .saturating_add(options.deadline_margin),
         server,
         index,
     };
@@ -221,8 +225,17 @@ async fn run_call<D: Driver>(
         CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason], false),
         CallEnd::Reported(report) => verdict_of(&expect, report, &counts, observes),
     };
-    if observes == Observes::ModelTold {
-        checks.extend(crate::model::told::checks(&expect, report.as_ref()));
+    match observes {
+        Observes::ModelTold => checks.extend(crate::model::told::checks(&expect, report.as_ref())),
+        Observes::Downstream(_) => {
+            checks.extend(crate::hop::checks(
+                &case.file,
+                index,
+                report.as_ref(),
+                &counts,
+            ));
+        }
+        Observes::Outcomes | Observes::ExitStatus => {}
     }
     // A failed check (other than INFO) fails the call; its grade decides about the run.
     let verdict = match verdict {
@@ -467,6 +480,10 @@ fn verdict_of(
         (AdapterReport::Observed(observation), Observes::ExitStatus) => {
             coarse_mismatches(expect, observation, counts)
         }
+        (AdapterReport::Observed(observation), Observes::Downstream(downstream)) => (
+            crate::hop::mismatches(expect, observation, counts, downstream),
+            false,
+        ),
     };
     let verdict = if problems.is_empty() {
         Verdict::Pass

@@ -142,10 +142,12 @@ fn every_request_check_table_names_the_real_checks_with_their_grades() {
     }
     // The model-side checks are judged for agent rows only (docs/adapters.md, "What the model
     // was told"), where the docs list them.
+    // So are the bridge checks for bridge rows (docs/bridges.md, "Checks").
     let model_side = mcp_error_layers::model::told::CHECKS;
+    let hop = mcp_error_layers::hop::CHECKS;
     let never: Vec<&&str> = NAMES
         .iter()
-        .filter(|n| !judged.contains_key(**n) && !model_side.contains(*n))
+        .filter(|n| !judged.contains_key(**n) && !model_side.contains(*n) && !hop.contains(*n))
         .collect();
     assert!(
         never.is_empty(),
@@ -176,4 +178,24 @@ fn every_request_check_table_names_the_real_checks_with_their_grades() {
             "{doc} has no table row for the checks {missing:?}"
         );
     }
+}
+
+#[test]
+fn the_bridge_docs_show_the_faithful_hop_table_and_the_bridge_checks() {
+    let text = std::fs::read_to_string("docs/bridges.md").unwrap();
+    let table = mcp_error_layers::hop::table_markdown();
+    assert!(
+        text.contains(&table),
+        "docs/bridges.md must show the faithful-hop table as the program has it:\n{table}"
+    );
+    let shown: BTreeMap<String, String> = check_rows(&text).into_iter().collect();
+    let real: BTreeMap<String, String> = mcp_error_layers::hop::CHECKS
+        .iter()
+        .zip(mcp_error_layers::hop::GRADES)
+        .map(|(name, grade)| ((*name).to_owned(), grade.as_str().to_owned()))
+        .collect();
+    assert_eq!(
+        shown, real,
+        "docs/bridges.md's check table against the program's"
+    );
 }

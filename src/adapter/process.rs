@@ -20,9 +20,12 @@
 //! The full text for adapter authors is `docs/adapters.md`.
 
 pub mod agent;
+#[cfg(feature = "reference-client")]
+pub mod bridge;
 mod concurrent;
 pub mod conformance;
 mod group;
+mod home;
 mod kept;
 mod oneshot;
 mod output;
@@ -422,6 +425,7 @@ impl Driver for ProcessAdapter {
             start_up_timeout: Some(self.start_up_timeout),
             conformance_client: self.conformance,
             agent: false,
+            bridge: None,
             stdio: self.speaks_stdio(),
         }
     }

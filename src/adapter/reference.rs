@@ -47,6 +47,7 @@ use reqwest::Client;
 use serde_json::{Map, Value, json};
 use session::Session;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// This project's own Streamable HTTP client, built on reqwest and the reference classifier.
 ///
@@ -85,6 +86,15 @@ impl ReferenceAdapter {
     pub fn without_mrtr(mut self) -> Self {
         self.mrtr = false;
         self
+    }
+}
+
+impl ReferenceAdapter {
+    /// Whether the stdio server of client `id` (kept after its calls: the client was told of
+    /// one call more than it made) still answers `tools/list` within `timeout`; the connection
+    /// is closed after. A bridge row's `hop-survives` ([`crate::hop`]).
+    pub(crate) async fn probe_stdio(&self, id: u64, timeout: Duration) -> Result<(), String> {
+        self.stdio.probe(id, timeout).await
     }
 }
 

@@ -194,11 +194,13 @@ fn column_heads(page: &mut String, reports: &[JsonReport]) {
 }
 
 /// `layer fidelity 31/70 (44 %)`, or for an agent (whose observation is what its model was
-/// told) `model fidelity 31/70 (44 %)`.
+/// told) `model fidelity 31/70 (44 %)`, or for a bridge (judged by what arrived downstream)
+/// `hop fidelity 31/70 (44 %)`.
 fn named_fidelity(report: &JsonReport) -> String {
-    match report.summary.model_fidelity {
-        Some(model) => format!("model fidelity {model}"),
-        None => format!("layer fidelity {}", fidelity(report)),
+    match (report.summary.model_fidelity, report.summary.hop_fidelity) {
+        (Some(model), _) => format!("model fidelity {model}"),
+        (None, Some(hop)) => format!("hop fidelity {hop}"),
+        (None, None) => format!("layer fidelity {}", fidelity(report)),
     }
 }
 
@@ -468,9 +470,9 @@ fn summary(page: &mut String, reports: &[JsonReport]) {
         let _ = writeln!(
             page,
             "<td class=\"fidelity\">{}</td><td>{}</td></tr>",
-            match report.summary.model_fidelity {
-                Some(_) => named_fidelity(report),
-                None => fidelity(report),
+            match (report.summary.model_fidelity, report.summary.hop_fidelity) {
+                (None, None) => fidelity(report),
+                _ => named_fidelity(report),
             },
             esc(&by_layer(report))
         );

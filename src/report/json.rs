@@ -135,6 +135,11 @@ pub struct JsonSummary {
     /// the model was told that layer (added in v1 later; absent for other clients).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_fidelity: Option<LayerFidelity>,
+    /// A bridge's run (`settings.bridge`): its *hop fidelity*, of the cases it ran, in how
+    /// many every call arrived downstream with its upstream layer's facts intact
+    /// (docs/bridges.md; added in v1 later; absent for other clients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop_fidelity: Option<LayerFidelity>,
     /// Cases with a call judged coarsely: on its request checks and server counts only, the
     /// adapter telling only success or error (added in v1 later; absent when 0).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -423,6 +428,10 @@ impl JsonSummary {
                 .settings
                 .agent
                 .then(|| LayerFidelity::of(&report.cases)),
+            hop_fidelity: report
+                .settings
+                .bridge
+                .map(|_| crate::hop::hop_fidelity(&report.cases)),
             coarse: counts.coarse,
         }
     }

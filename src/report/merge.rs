@@ -151,6 +151,7 @@ fn empty_summary() -> JsonSummary {
         verdicts: VerdictCounts::default(),
         layer_fidelity: Some(LayerFidelity::default()),
         model_fidelity: None,
+        hop_fidelity: None,
         coarse: 0,
     }
 }
@@ -175,13 +176,8 @@ fn add(a: &JsonSummary, b: &JsonSummary) -> JsonSummary {
                 cases: x.cases + y.cases,
             }),
         // Every shard of an agent's run has it; the empty start has none.
-        model_fidelity: match (a.model_fidelity, b.model_fidelity) {
-            (Some(x), Some(y)) => Some(LayerFidelity {
-                told_apart: x.told_apart + y.told_apart,
-                cases: x.cases + y.cases,
-            }),
-            (one, None) | (None, one) => one,
-        },
+        model_fidelity: either_or_sum(a.model_fidelity, b.model_fidelity),
+        hop_fidelity: either_or_sum(a.hop_fidelity, b.hop_fidelity),
         verdicts: VerdictCounts {
             pass: x.pass + y.pass,
             unsupported: x.unsupported + y.unsupported,
@@ -189,5 +185,17 @@ fn add(a: &JsonSummary, b: &JsonSummary) -> JsonSummary {
             hang: x.hang + y.hang,
             adapter_error: x.adapter_error + y.adapter_error,
         },
+    }
+}
+
+/// Two shards' figure of a kind of run that every shard of it has (the empty start has none):
+/// their sum, or the one there is.
+fn either_or_sum(a: Option<LayerFidelity>, b: Option<LayerFidelity>) -> Option<LayerFidelity> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(LayerFidelity {
+            told_apart: x.told_apart + y.told_apart,
+            cases: x.cases + y.cases,
+        }),
+        (one, None) | (None, one) => one,
     }
 }

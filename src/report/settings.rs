@@ -31,6 +31,10 @@ pub struct RunSettings {
     /// --agent`; added in v1 later; absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub agent: bool,
+    /// What the client exposed downstream when it was a bridge (`stdio` or `http`), judged
+    /// by the faithful-hop table (docs/bridges.md; added in v1 later; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<crate::hop::Downstream>,
     /// Whether the adapter program was run with its stdio side (`run --transports
     /// http,stdio`; added in v1 later; absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -68,6 +72,7 @@ impl RunSettings {
             start_up_timeout_ms: driver.start_up_timeout.map(millis),
             conformance_client: driver.conformance_client,
             agent: driver.agent,
+            bridge: driver.bridge,
             stdio: driver.stdio,
         }
     }
@@ -147,6 +152,7 @@ mod tests {
             start_up_timeout_ms: Some(10_000),
             conformance_client: false,
             agent: false,
+            bridge: None,
             stdio: true,
         };
         assert_eq!(

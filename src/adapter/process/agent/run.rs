@@ -2,10 +2,11 @@
 //! itself in a process group of its own; all three go when the run is dropped.
 
 use super::super::group::{Exit, ProcessGroup};
+use super::super::home::Home;
 use super::spec::{AgentSpec, Fill};
 use crate::model::{ModelServer, Say, Turn};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,27 +14,6 @@ use std::time::Duration;
 /// The most bytes of the agent's stdout and of its stderr a run keeps: the last ones (a final
 /// answer and an error come at the end).
 pub const OUTPUT_CAP: usize = 64 * 1024;
-
-/// A fresh home folder, removed when dropped.
-#[derive(Debug)]
-struct Home(PathBuf);
-
-impl Home {
-    fn new(client: u64) -> std::io::Result<Home> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = format!("mcp-error-layers-agent-{}-{client}-{n}", std::process::id());
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(path.join("work"))?;
-        Ok(Home(path))
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The tail of an output stream, filled by a thread of its own.
 #[derive(Debug, Clone, Default)]
@@ -109,7 +89,7 @@ impl AgentRun {
         client: u64,
         start_timeout: Duration,
     ) -> Result<AgentRun, StartError> {
-        let home = Home::new(client)
+        let home = Home::new("agent", client)
             .map_err(|e| StartError::Failed(format!("cannot make the agent's home: {e}")))?;
         let model = ModelServer::start(tool)
             .await
@@ -120,8 +100,9 @@ impl AgentRun {
             home: home.0.clone(),
             folder: folder.to_owned(),
         };
-        write_files(spec, &fill).map_err(StartError::Failed)?;
-        let mut command = command(spec, &fill);
+        home.write(&spec.file, |text| fill.fill(text))
+            .map_err(StartError::Failed)?;
+        let mut command = command(spec, &fill, home.environment());
         let (group, mut child) = ProcessGroup::spawn(&mut command).map_err(|e| {
             let program = command.get_program().to_string_lossy().into_owned();
             StartError::Failed(format!("cannot start {program:?}: {e}"))
@@ -246,22 +227,9 @@ fn last_lines(text: &str, n: usize) -> String {
     }
 }
 
-fn write_files(spec: &AgentSpec, fill: &Fill) -> Result<(), String> {
-    for file in &spec.file {
-        let path = fill.home.join(&file.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
-        }
-        std::fs::write(&path, fill.fill(&file.text))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
 /// The agent's command: the row's words filled, in the home's `work` folder, with an
 /// environment of its own (nothing of the machine's but `PATH`, the locale and the terminal).
-fn command(spec: &AgentSpec, fill: &Fill) -> Command {
+fn command(spec: &AgentSpec, fill: &Fill, environment: Vec<(String, String)>) -> Command {
     let words: Vec<String> = spec.command.iter().map(|w| fill.fill(w)).collect();
     let mut command = Command::new(&words[0]);
     command
@@ -271,24 +239,7 @@ fn command(spec: &AgentSpec, fill: &Fill) -> Command {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    for key in ["PATH", "LANG", "LC_ALL", "TZ"] {
-        if let Some(value) = std::env::var_os(key) {
-            command.env(key, value);
-        }
-    }
-    let home = &fill.home;
-    command
-        .env("HOME", home)
-        .env("USERPROFILE", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("TMPDIR", home.join("tmp"))
-        .env("TERM", "dumb")
-        .env("NO_COLOR", "1")
-        .env("CI", "1");
-    let _ = std::fs::create_dir_all(home.join("tmp"));
+    command.envs(environment);
     for (key, value) in &spec.env {
         command.env(key, fill.fill(value));
     }

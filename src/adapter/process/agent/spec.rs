@@ -61,15 +61,7 @@ pub struct AgentSpec {
     pub racy: Vec<String>,
 }
 
-/// A config file the agent reads, written under its home.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigFile {
-    /// Its path under the home (`.codex/config.toml`).
-    pub path: String,
-    /// Its text (a template).
-    pub text: String,
-}
+pub use super::super::home::ConfigFile;
 
 /// The longest any duration an agent's `adapter.toml` names may be: ten minutes.
 pub const MAX_MS: u64 = 600_000;
@@ -131,17 +123,7 @@ impl AgentSpec {
             }
         }
         for file in &self.file {
-            let path = Path::new(&file.path);
-            let inside = path.is_relative()
-                && path
-                    .components()
-                    .all(|c| matches!(c, std::path::Component::Normal(_)));
-            if !inside {
-                return Err(format!(
-                    "`file.path = {:?}`: a relative path under the home, without `..`",
-                    file.path
-                ));
-            }
+            file.check()?;
         }
         Ok(())
     }

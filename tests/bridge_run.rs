@@ -1,0 +1,146 @@
+//! A bridge row end to end (docs/bridges.md), without npm or PyPI: the bridge is
+//! `tests/fixtures/bridge/relay.py`, a stdio-to-HTTP relay on Python's standard library, run by
+//! the library's `BridgeAdapter` on built-in cases. Faithful, it passes what a faithful hop must
+//! deliver; `--lossy` (the status dropped from a 503) and `--exit-on-http-error` (the bridge
+//! dies with its upstream) must each be caught, in the verdicts, the checks and the JSON report's
+//! hop fidelity.
+
+use mcp_error_layers::adapter::process::bridge::BridgeAdapter;
+use mcp_error_layers::adapter::process::bridge::spec::BridgeSpec;
+use mcp_error_layers::case::builtin;
+use mcp_error_layers::engine::Run;
+use mcp_error_layers::report::json::JsonReport;
+use std::path::Path;
+
+/// The cases a bridge row has something to say about, one per layer and the stall.
+const CASES: [&str; 6] = [
+    "tool/success",
+    "tool/is-error",
+    "jsonrpc/invalid-params-2025-11-25",
+    "transport/http-503-empty-body",
+    "sse/ends-before-response-2025-11-25",
+    "transport/headers-then-silence",
+];
+
+fn python() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The relay as a bridge row, with `flags` before the upstream URL; its own timeout is the
+/// relay's 3 s.
+fn relay(flags: &str) -> BridgeAdapter {
+    let text = format!(
+        r#"kind = "bridge"
+bridge = "relay"
+version = "1"
+install = "pip"
+exposes = "stdio"
+command = ["python3", "{{install}}/relay.py", {flags} "{{upstream_url}}"]
+timeout_ms = 3000
+"#
+    );
+    let spec = BridgeSpec::parse(&text).unwrap();
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bridge");
+    BridgeAdapter::new(spec, folder)
+}
+
+fn run(bridge: &BridgeAdapter) -> JsonReport {
+    let cases = builtin()
+        .into_iter()
+        .filter(|c| CASES.contains(&c.id.as_str()))
+        .collect();
+    let report = Run::new(bridge).cases(cases).jobs(6).execute(&());
+    JsonReport::from_run(&report)
+}
+
+fn verdicts(report: &JsonReport) -> Vec<(String, String)> {
+    report
+        .cases
+        .iter()
+        .map(|c| (c.id.clone(), c.verdict.as_str().to_owned()))
+        .collect()
+}
+
+fn failed_checks(report: &JsonReport, id: &str) -> Vec<String> {
+    let case = report.cases.iter().find(|c| c.id == id).unwrap();
+    let checks = case.calls.iter().flat_map(|c| &c.checks);
+    checks
+        .filter(|k| !k.passed)
+        .map(|k| k.name.clone())
+        .collect()
+}
+
+#[test]
+fn a_faithful_relay_passes_and_its_hop_fidelity_counts_every_case() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let report = run(&relay(""));
+    let settings = report.settings.as_ref().unwrap();
+    assert_eq!(settings.settings.bridge.map(|b| b.as_str()), Some("stdio"));
+    let fidelity = report.summary.hop_fidelity.unwrap();
+    assert_eq!(
+        (fidelity.told_apart, fidelity.cases),
+        (6, 6),
+        "{:#?}",
+        verdicts(&report)
+    );
+    for id in CASES {
+        let hop: Vec<String> = failed_checks(&report, id)
+            .into_iter()
+            .filter(|k| k.starts_with("hop-"))
+            .collect();
+        assert!(hop.is_empty(), "{id}: {hop:?}");
+    }
+    // The stall: the relay's own 3 s timeout answered, within its timeout plus the grace.
+    let stalled = report
+        .cases
+        .iter()
+        .find(|c| c.id == "transport/headers-then-silence")
+        .unwrap();
+    let observed = stalled.calls[0].observed_text.clone();
+    assert!(observed.starts_with("JSONRPC_ERROR"), "{observed}");
+}
+
+#[test]
+fn a_relay_that_drops_the_status_or_dies_is_caught() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let lossy = run(&relay("\"--lossy\","));
+    let case = lossy
+        .cases
+        .iter()
+        .find(|c| c.id == "transport/http-503-empty-body")
+        .unwrap();
+    assert_eq!(case.verdict.as_str(), "fail");
+    assert_eq!(
+        case.calls[0].problems,
+        ["the upstream HTTP_ERROR arrived as JSONRPC_ERROR -32000: the status 503 is not in it"]
+    );
+    assert_eq!(lossy.summary.hop_fidelity.unwrap().told_apart, 5);
+
+    let dies = run(&relay("\"--exit-on-http-error\","));
+    let case = dies
+        .cases
+        .iter()
+        .find(|c| c.id == "transport/http-503-empty-body")
+        .unwrap();
+    assert_eq!(
+        case.calls[0].observed_text.split(' ').next(),
+        Some("CONNECTION_ERROR")
+    );
+    assert!(
+        case.calls[0].problems[0].contains("the bridge ended"),
+        "{case:#?}"
+    );
+    assert_eq!(
+        failed_checks(&dies, "transport/http-503-empty-body"),
+        ["hop-survives"]
+    );
+}
