@@ -24,7 +24,8 @@ fn main() -> ExitCode {
         return sdk_rows::run_all();
     }
     // What `mcp_error_layers::main!` expands to, for the one row this process runs: an agent
-    // row drives its agent, any other row its adapter program.
+    // row drives its agent, a bridge row the reference client through its bridge, any other
+    // row its adapter program.
     use mcp_error_layers::__private::__run;
     if std::env::var_os(sdk_rows::LOOPBACK_ONLY_VAR).is_some() {
         if let Err(why) = loopback_only() {
@@ -32,8 +33,11 @@ fn main() -> ExitCode {
             return ExitCode::from(101);
         }
     }
-    match sdk_setup::agent() {
-        Some(agent) => __run(agent, sdk_setup::config(), caller()),
+    if let Some(agent) = sdk_setup::agent() {
+        return __run(agent, sdk_setup::config(), caller());
+    }
+    match sdk_setup::bridge() {
+        Some(bridge) => __run(bridge, sdk_setup::config(), caller()),
         None => __run(sdk_setup::adapter(), sdk_setup::config(), caller()),
     }
 }

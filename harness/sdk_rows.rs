@@ -1,8 +1,9 @@
 //! Which SDK rows `cargo test --test sdk` runs, and how: every folder under `harness/adapters/`
 //! with an `adapter.toml` (or those [`ROWS_VAR`] names), each in a process of its own (this
 //! binary again, with [`ROW_VAR`](super::sdk_setup::ROW_VAR) set and the same libtest
-//! arguments), one after another or [`LANES_VAR`] side by side, the agent rows after the others
-//! and [`AGENT_LANES_VAR`] side by side, then a line per row and the exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
+//! arguments), one after another or [`LANES_VAR`] side by side, the bridge rows all at once
+//! beside them, the agent rows after the others and [`AGENT_LANES_VAR`] side by side, then a
+//! line per row and the exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
 //! thread count and its reports its own, as they were when every row was a target.
 
 use super::sdk_setup::{ROW_VAR, Sdk, rows, set_up};
@@ -51,9 +52,23 @@ pub fn run_all() -> ExitCode {
     let (rows, (sdk_lanes, agent_lanes)) = chosen;
     // The agent rows after the others, among themselves: their start-ups keep both cores busy,
     // and an SDK row beside them would see its client's own timeouts run out.
-    let (agents, others): (Vec<String>, Vec<String>) = rows.into_iter().partition(|r| is_agent(r));
+    let (late, others): (Vec<String>, Vec<String>) = rows.into_iter().partition(|r| is_agent(r));
+    // The bridge rows beside the SDK rows, all at once: their cases mostly wait for a bridge's
+    // own upstream timeout (minutes), which costs no core. Their output is printed whole after
+    // the SDK rows', whose output streams.
+    let (bridges, agents): (Vec<String>, Vec<String>) =
+        late.into_iter().partition(|r| is_bridge(r));
     let started = Instant::now();
-    let mut ran = run_rows(&others, sdk_lanes);
+    let (mut ran, bridged) = std::thread::scope(|scope| {
+        let bridged =
+            scope.spawn(|| in_lanes(&bridges, bridges.len().clamp(1, MAX_LANES), run_captured));
+        let ran = run_rows(&others, sdk_lanes);
+        (ran, bridged.join().unwrap_or_default())
+    });
+    for (one, output) in bridged {
+        let passed = show(&one.row, output);
+        ran.push(Ran { passed, ..one });
+    }
     ran.extend(run_rows(&agents, agent_lanes));
     summary(&ran, started.elapsed())
 }
@@ -150,9 +165,17 @@ fn namespaces_work(row: &str) -> bool {
     works
 }
 
-/// Whether `row` is an agent row (`kind = "agent"` in its adapter.toml).
+/// Whether `row` is an agent or a bridge row (`kind = "agent"` or `"bridge"` in its
+/// adapter.toml): it runs after the others, in a loopback-only network namespace. Both start
+/// programs of others' that could reach the network, and both wait on stalled servers (a
+/// bridge for its own upstream timeout).
 fn is_agent(row: &str) -> bool {
-    Sdk::load(row).is_ok_and(|sdk| sdk.is_agent())
+    Sdk::load(row).is_ok_and(|sdk| sdk.is_agent() || sdk.is_bridge())
+}
+
+/// Whether `row` is a bridge row (`kind = "bridge"`).
+fn is_bridge(row: &str) -> bool {
+    Sdk::load(row).is_ok_and(|sdk| sdk.is_bridge())
 }
 
 /// One row, its output as it comes.
@@ -168,26 +191,46 @@ fn run_live(row: &str) -> Ran {
 
 /// `lanes` rows at a time, each one's output printed whole when it ends.
 fn run_side_by_side(rows: &[String], lanes: usize) -> Vec<Ran> {
+    in_lanes(rows, lanes, |row| {
+        let (ran, output) = run_captured(row);
+        Ran {
+            passed: show(row, output),
+            ..ran
+        }
+    })
+}
+
+/// One row, its output kept (to be printed whole by [`show`]).
+fn run_captured(row: &str) -> (Ran, std::io::Result<Output>) {
+    let started = Instant::now();
+    let output = row_process(row)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output();
+    let passed = output.as_ref().is_ok_and(|o| o.status.success());
+    let ran = Ran {
+        row: row.to_owned(),
+        passed,
+        took: started.elapsed(),
+    };
+    (ran, output)
+}
+
+/// `each` of `rows`, `lanes` at a time; what it gave, in the order the rows ended.
+fn in_lanes<T: Send>(rows: &[String], lanes: usize, each: impl Fn(&str) -> T + Sync) -> Vec<T> {
     let queue = std::sync::Mutex::new(rows.iter());
-    let ran = std::sync::Mutex::new(Vec::new());
+    let done = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..lanes {
             scope.spawn(|| {
                 while let Some(row) = next(&queue) {
-                    let started = Instant::now();
-                    let output = row_process(row)
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .output();
-                    let passed = show(row, output);
-                    let took = started.elapsed();
-                    let row = row.clone();
-                    lock(&ran).push(Ran { row, passed, took });
+                    let result = each(row);
+                    lock(&done).push(result);
                 }
             });
         }
     });
-    ran.into_inner().unwrap_or_else(|p| p.into_inner())
+    done.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 fn next<'a>(queue: &std::sync::Mutex<std::slice::Iter<'a, String>>) -> Option<&'a String> {

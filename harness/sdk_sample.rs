@@ -1,21 +1,23 @@
-//! Which cases the agent rows run ([`AGENT_CASES_VAR`]). An agent case costs an agent's
-//! start-up and its model turns (3 to 18 s a case, where an SDK row's case takes milliseconds),
-//! so a run of every case by all seven agents is most of a CI run. `.ci/run` names a sample
-//! (harness/adapters/agent-sample.txt, one case per fault family of each layer); the agent table
-//! in the matrix is the record of a run of every case, made with the variable unset.
+//! Which cases the agent and bridge rows run ([`AGENT_CASES_VAR`]). An agent case costs an
+//! agent's start-up and its model turns (3 to 18 s a case, where an SDK row's case takes
+//! milliseconds), and a bridge's case may wait for the bridge's own upstream timeout (up to
+//! 300 s), so a run of every case by all of them is most of a CI run. `.ci/run` names a sample
+//! (harness/adapters/agent-sample.txt, one case per fault family of each layer); the agent and
+//! bridge tables in the matrix are the record of a run of every case, made with the variable
+//! unset.
 
 use mcp_error_layers::case::builtin;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The path of a file of case ids, one a line (`#` starts a comment): the agent rows run these
-/// and list the others as ignored. Unset: every case.
+/// The path of a file of case ids, one a line (`#` starts a comment): the agent and bridge rows
+/// run these and list the others as ignored. Unset: every case.
 pub const AGENT_CASES_VAR: &str = "MCP_ERROR_LAYERS_AGENT_CASES";
 
 /// The largest sample file read: 64 KiB, some hundred times the built-in ids' length.
 const MAX_SAMPLE_BYTES: u64 = 64 * 1024;
 
-/// The built-in cases an agent row leaves out under [`AGENT_CASES_VAR`]: none when it is unset;
+/// The built-in cases an agent or bridge row leaves out under [`AGENT_CASES_VAR`]: none when it is unset;
 /// an error naming the file (and the line) when it cannot be read or names no case.
 pub fn left_out() -> Result<Vec<String>, String> {
     match std::env::var_os(AGENT_CASES_VAR) {

@@ -26,6 +26,8 @@ use mcp_error_layers::Config;
 use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::process::agent::AgentAdapter;
 use mcp_error_layers::adapter::process::agent::spec::AgentSpec;
+use mcp_error_layers::adapter::process::bridge::BridgeAdapter;
+use mcp_error_layers::adapter::process::bridge::spec::BridgeSpec;
 use mcp_error_layers::case::Transport;
 use mcp_error_layers::report::{Format, ReportPaths};
 use std::path::{Path, PathBuf};
@@ -59,6 +61,9 @@ const THREADS: usize = 8;
 /// Cases at once of an agent row unless it says otherwise: each case runs a whole agent (a
 /// Node or native process of 100 to 300 MB that works while it starts).
 const AGENT_THREADS: usize = 4;
+/// Cases at once of a bridge row unless it says otherwise: its cases mostly wait for the
+/// bridge's own upstream timeout (up to 300 s), on no core.
+const BRIDGE_THREADS: usize = 16;
 /// Past the call's timeout before an agent row's call is a hang, unless it says otherwise: the
 /// agent's turn after the result (a model request) and its exit after the final text
 /// (`agent::FINISH_WAIT`, 2 s) are inside the call's deadline.
@@ -149,6 +154,10 @@ pub struct Sdk {
     /// the library reads it; the fields above then say only its version, install and timings.
     #[serde(skip)]
     agent: Option<AgentSpec>,
+    /// A bridge row (`kind = "bridge"`, docs/bridges.md): its `adapter.toml` as the library
+    /// reads it; the fields above then say only its version, install and timings.
+    #[serde(skip)]
+    bridge: Option<BridgeSpec>,
 }
 
 fn http_only() -> Vec<Transport> {
@@ -180,6 +189,10 @@ impl Sdk {
         if text.lines().any(|line| line.trim() == "kind = \"agent\"") {
             let spec = AgentSpec::load(folder)?;
             return Ok(Sdk::of_agent(spec, folder, name));
+        }
+        if text.lines().any(|line| line.trim() == "kind = \"bridge\"") {
+            let spec = BridgeSpec::load(folder)?;
+            return Ok(Sdk::of_bridge(spec, folder, name));
         }
         let mut sdk: Sdk = toml::from_str(&text)
             .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
@@ -245,6 +258,45 @@ impl Sdk {
             node: None,
             sweep: None,
             agent: Some(spec),
+            bridge: None,
+        }
+    }
+
+    /// Whether it is a bridge row.
+    pub fn is_bridge(&self) -> bool {
+        self.bridge.is_some()
+    }
+
+    /// A bridge row: installed with `npm ci` in its folder or into a venv of its own, driven by
+    /// a [`BridgeAdapter`] (which tells the runner how long past a call's timeout it may wait:
+    /// the bridge's own timeout).
+    fn of_bridge(spec: BridgeSpec, folder: &Path, name: &str) -> Sdk {
+        Sdk {
+            name: name.to_owned(),
+            folder: folder.to_owned(),
+            sdk: spec.bridge.clone(),
+            version: spec.version.clone(),
+            install: if spec.install == "pip" {
+                Install::Pip
+            } else {
+                Install::Npm
+            },
+            program: String::new(),
+            args: Vec::new(),
+            installed_with: None,
+            setting: spec.setting.clone(),
+            persistent: false,
+            transports: http_only(),
+            racy: spec.racy.clone(),
+            conformance_client: false,
+            deadline_margin_ms: None,
+            announce_timeout_ms: None,
+            default_timeout_ms: None,
+            threads: Some(spec.threads.unwrap_or(BRIDGE_THREADS)),
+            node: None,
+            sweep: None,
+            agent: None,
+            bridge: Some(spec),
         }
     }
 
@@ -280,6 +332,15 @@ impl Sdk {
             Install::Npm if self.agent.is_some() => {
                 npm_install_locked(&installed)?;
                 vec![installed.clone()]
+            }
+            Install::Npm if self.bridge.is_some() => {
+                npm_ci(&installed)?;
+                vec![installed.clone()]
+            }
+            Install::Pip if self.bridge.is_some() => {
+                let venv = paths.target.join("sdk-venvs").join(self.installed());
+                pip_venv(&venv, &installed.join("requirements.lock"))?;
+                vec![venv]
             }
             Install::Npm => {
                 npm_ci(&installed)?;
@@ -396,6 +457,16 @@ pub fn agent() -> Option<AgentAdapter> {
     Some(AgentAdapter::new(spec, &command[0]))
 }
 
+/// The bridge of this target's row, when it is a bridge row (`kind = "bridge"`).
+pub fn bridge() -> Option<BridgeAdapter> {
+    let prepared = prepared();
+    let (Ok(sdk), Ok(command)) = (&prepared.sdk, &prepared.command) else {
+        return None;
+    };
+    let spec = sdk.bridge.clone()?;
+    Some(BridgeAdapter::new(spec, &command[0]))
+}
+
 /// The adapter program of this target's row.
 pub fn adapter() -> ProcessAdapter {
     let prepared = prepared();
@@ -444,6 +515,9 @@ pub fn config() -> Config {
     // from run to run: its baseline (every deviating case, with what the model was told) and its
     // JSON report are its record, not snapshots of every check.
     let agent = prepared.sdk.as_ref().is_ok_and(Sdk::is_agent);
+    // A bridge's record is its baseline and JSON report too: its stalled cases wait for the
+    // bridge's own timeout, which is when its cancel reaches the upstream server.
+    let agent = agent || prepared.sdk.as_ref().is_ok_and(Sdk::is_bridge);
     let config = match (swept(), agent) {
         (Some(_), _) => config.reports(ReportPaths::from_env()),
         (None, true) => config

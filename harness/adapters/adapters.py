@@ -31,6 +31,10 @@ TRANSPORTS = ("http", "stdio")
 # Agent rows (`kind = "agent"`, docs/adapters.md "Agent rows"): the library's AgentSpec reads them
 # and checks every key; here only what the lists need.
 AGENT_REQUIRED = {"kind": str, "agent": str, "version": str, "install": str, "api": str, "command": list}
+# Bridge rows (`kind = "bridge"`, docs/bridges.md): the library's BridgeSpec reads them and
+# checks every key; here only what the lists need.
+BRIDGE_REQUIRED = {"kind": str, "bridge": str, "version": str, "install": str, "exposes": str,
+                   "command": list, "timeout_ms": int}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
 INSTALLERS = ("npm", "pip", "cargo")
@@ -45,6 +49,11 @@ def load(folder: pathlib.Path) -> dict:
             if not isinstance(manifest.get(key), kind):
                 sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see docs/adapters.md, \"Agent rows\")")
         return {"id": folder.name, "folder": folder, "sdk": manifest["agent"], **manifest}
+    if manifest.get("kind") == "bridge":
+        for key, kind in BRIDGE_REQUIRED.items():
+            if not isinstance(manifest.get(key), kind):
+                sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see docs/bridges.md)")
+        return {"id": folder.name, "folder": folder, "sdk": manifest["bridge"], **manifest}
     for key, kind in {**REQUIRED, **OPTIONAL}.items():
         if (key in REQUIRED and key not in manifest) or (key in manifest and not isinstance(manifest[key], kind)):
             sys.exit(f"{path}: `{key}` must be a {kind.__name__} (see harness/adapters/README.md)")
@@ -76,6 +85,9 @@ def command(adapter: dict) -> list[str]:
     if adapter.get("kind") == "agent":
         sys.exit(f"{adapter['id']} is an agent row: run it with `mcp-error-layers run --agent "
                  f"{adapter['folder']}` (docs/adapters.md, \"Agent rows\")")
+    if adapter.get("kind") == "bridge":
+        sys.exit(f"{adapter['id']} is a bridge row: the reference client drives it; run it with "
+                 f"`MCP_ERROR_LAYERS_SDK={adapter['id']} cargo test --test sdk` (docs/bridges.md)")
     folder, program = adapter["folder"], adapter["program"]
     installed = adapter.get("installed_with", adapter["id"])
     if adapter["install"] == "npm":

@@ -76,10 +76,20 @@ class Table(unittest.TestCase):
         racy = {"a": {"sse/x"}, "b": set()}
         reports = [self.report("a", "fail"), self.report("b", "fail")]
         with mock.patch.object(matrix, "racy_of", lambda r: racy[r["adapter"]["name"]]), contextlib.redirect_stdout(printed):
-            matrix.table(reports, "layers", "outcomes")
+            matrix.table(reports, "layers")
         row = next(line for line in printed.getvalue().splitlines() if line.startswith("| `sse/x`"))
         self.assertEqual(row, "| `sse/x` | should | TIMEOUT | racy | ✗ TIMEOUT |")
         self.assertIn("a 1: 0 of 1 cases deviate, b 1: 1 of 1 cases deviate", printed.getvalue())
+
+
+    def test_a_bridge_table_heads_its_columns_with_hop_fidelity(self):
+        printed = io.StringIO()
+        report = self.report("mcp-remote", "fail")
+        report["summary"] = {"hop_fidelity": {"told_apart": 68, "cases": 123}, "layer_fidelity": {"told_apart": 1, "cases": 2}}
+        with mock.patch.object(matrix, "racy_of", lambda r: set()), contextlib.redirect_stdout(printed):
+            matrix.table([report], "hop")
+        self.assertIn("| mcp-remote 1 · hop 68/123 |", printed.getvalue())
+        self.assertIn("faithful-hop table", printed.getvalue())
 
 
 class Manifest(unittest.TestCase):
@@ -92,6 +102,14 @@ class Manifest(unittest.TestCase):
 
     def test_a_complete_manifest_loads(self):
         self.assertEqual(self.load(self.BASE + "threads = 16\n")["threads"], 16)
+
+    def test_a_bridge_row_names_its_package_and_refuses_a_missing_key(self):
+        bridge = ('kind = "bridge"\nbridge = "mcp-remote"\nversion = "1"\ninstall = "npm"\nexposes = "stdio"\n'
+                  'command = ["x", "{upstream_url}"]\ntimeout_ms = 60000\n')
+        self.assertEqual(self.load(bridge)["sdk"], "mcp-remote")
+        with self.assertRaises(SystemExit) as refused:
+            self.load(bridge.replace("timeout_ms = 60000\n", ""))
+        self.assertIn("`timeout_ms` must be a int (see docs/bridges.md)", str(refused.exception))
 
     def test_threads_out_of_bounds_is_refused_with_the_range(self):
         with self.assertRaises(SystemExit) as refused:
