@@ -17,7 +17,7 @@ pub mod spec;
 use crate::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use crate::adapter::{
     Adapter, AdapterLog, CallContext, ClientRef, Driver, DriverInfo, LogSlot, Observes,
-    StdioLaunch, Transport,
+    StartUp, StdioLaunch, Transport,
 };
 use crate::hop::{Downstream, PROBE_ANSWERED, PROBE_FAILED};
 use crate::observation::AdapterReport;
@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::home::Home;
 
@@ -42,6 +43,10 @@ pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DOWNSTREAM_VERSION: &str = "2025-06-18";
 /// The most bridges kept between the calls of their cases.
 const MAX_KEPT: usize = 256;
+/// How many of a row's bridges may be starting at once: one. A bridge row runs beside the SDK
+/// rows (docs/bridges.md), and a burst of Node or Python starts on two cores would eat the SDK
+/// clients' own timeouts; a bridge's cases wait on timers, not on its start.
+pub const PARALLEL_STARTS: usize = 1;
 
 /// A bridge or gateway, observed from its downstream side.
 #[derive(Debug)]
@@ -51,6 +56,9 @@ pub struct BridgeAdapter {
     install: PathBuf,
     client: ReferenceAdapter,
     kept: Mutex<HashMap<u64, Bridge>>,
+    /// A place for each bridge starting at once ([`PARALLEL_STARTS`]), held from `prepare`
+    /// until the bridge's first upstream request (the call's [`StartUp`]).
+    starts: Arc<Semaphore>,
 }
 
 /// One case's bridge: its home and log, and for an HTTP bridge its process. Field order is
@@ -63,9 +71,13 @@ struct Bridge {
     _home: Home,
 }
 
-/// What `prepare` hands to `drive`: the case's bridge, or why there is none.
+/// What `prepare` hands to `drive`: the case's bridge, or why there is none, and for a new
+/// bridge its place among those starting.
 #[derive(Debug)]
-pub struct Prepared(Result<Bridge, String>);
+pub struct Prepared {
+    bridge: Result<Bridge, String>,
+    place: Option<OwnedSemaphorePermit>,
+}
 
 impl BridgeAdapter {
     /// The bridge `spec` describes, installed in `install` (its npm folder or its venv).
@@ -78,6 +90,7 @@ impl BridgeAdapter {
             install: install.into(),
             client,
             kept: Mutex::new(HashMap::new()),
+            starts: Arc::new(Semaphore::new(PARALLEL_STARTS)),
         }
     }
 
@@ -118,10 +131,7 @@ impl BridgeAdapter {
         let gateway = match self.spec.exposes {
             Downstream::Stdio => None,
             Downstream::Http => {
-                let timeout = self
-                    .spec
-                    .start_timeout_ms
-                    .map_or(DEFAULT_START_TIMEOUT, Duration::from_millis);
+                let timeout = self.start_timeout();
                 Some(Gateway::start(&self.argv(&fill), &launch, port, timeout).await?)
             }
         };
@@ -131,6 +141,14 @@ impl BridgeAdapter {
             fill,
             _home: home,
         })
+    }
+
+    /// How long a bridge has to start: an HTTP one to listen, any to make its first upstream
+    /// request.
+    fn start_timeout(&self) -> Duration {
+        self.spec
+            .start_timeout_ms
+            .map_or(DEFAULT_START_TIMEOUT, Duration::from_millis)
     }
 
     fn argv(&self, fill: &Fill) -> Vec<String> {
@@ -192,9 +210,19 @@ impl Driver for BridgeAdapter {
 
     async fn prepare(&self, call: &CallContext) -> Prepared {
         if let Some(bridge) = self.kept().remove(&call.client.id) {
-            return Prepared(Ok(bridge));
+            let bridge = Ok(bridge);
+            return Prepared { bridge, place: None };
         }
-        Prepared(self.start(call).await)
+        // The semaphore is never closed.
+        let place = Arc::clone(&self.starts).acquire_owned().await.ok();
+        let bridge = self.start(call).await;
+        Prepared { bridge, place }
+    }
+
+    /// A new bridge is starting until the upstream server sees its first request.
+    fn start_up(&self, prepared: &mut Prepared) -> Option<StartUp> {
+        let place = prepared.place.take()?;
+        Some(StartUp::new(self.start_timeout()).holding(Some(place)))
     }
 
     fn info(&self) -> DriverInfo {
@@ -229,7 +257,7 @@ impl Driver for BridgeAdapter {
                     .to_owned(),
             });
         }
-        let bridge = prepared.0?;
+        let bridge = prepared.bridge?;
         bridge.launch.stderr.set(log);
         let report = self.client.call(self.downstream(&call, &bridge)).await;
         let AdapterReport::Observed(mut observed) = report else {

@@ -62,7 +62,8 @@ pub struct BridgeSpec {
     /// Cases at once (default 16, the most: a bridge row's cases mostly wait for the bridge's
     /// own timeout, on no core).
     pub threads: Option<usize>,
-    /// `exposes = "http"`: how long it may take to listen (default 30 s, at most 600 s).
+    /// How long it may take to start (default 30 s, at most 600 s): an HTTP bridge to listen,
+    /// any to make its first upstream request, after which the call's deadline runs.
     pub start_timeout_ms: Option<u64>,
     /// What the row sets that the bridge does not default to, for people (telemetry off).
     #[serde(default)]
