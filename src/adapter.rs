@@ -81,14 +81,38 @@ pub(crate) struct StdioLaunch {
 }
 
 /// Where the output of a process that outlives one call goes: the log of the call it serves
-/// at the time (a bridge serves every call of its case).
+/// at the time (a bridge serves every call of its case); what it wrote before the first call
+/// (its start) goes to the first call's log.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct LogSlot(Arc<Mutex<AdapterLog>>);
+pub(crate) struct LogSlot(Arc<Mutex<Slot>>);
+
+#[derive(Debug, Default)]
+struct Slot {
+    log: AdapterLog,
+    /// Whether `log` is still the one the slot began with (no call's yet).
+    before_calls: bool,
+}
 
 impl LogSlot {
-    /// From now on, into `log`.
+    /// A slot that keeps what comes before the first call.
+    pub(crate) fn new() -> Self {
+        let slot = Slot {
+            log: AdapterLog::new(),
+            before_calls: true,
+        };
+        LogSlot(Arc::new(Mutex::new(slot)))
+    }
+
+    /// From now on, into `log` (with what came before the first call, at the first).
     pub(crate) fn set(&self, log: &AdapterLog) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = log.clone();
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.before_calls
+            && let Some(text) = slot.log.text()
+        {
+            log.append(text.as_bytes());
+        }
+        slot.log = log.clone();
+        slot.before_calls = false;
     }
 
     /// Appends to the current log.
@@ -96,6 +120,7 @@ impl LogSlot {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .log
             .append(bytes);
     }
 }

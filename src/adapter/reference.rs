@@ -96,6 +96,18 @@ impl ReferenceAdapter {
     pub(crate) async fn probe_stdio(&self, id: u64, timeout: Duration) -> Result<(), String> {
         self.stdio.probe(id, timeout).await
     }
+
+    /// Starts the stdio server of `call`'s client and initializes it, within `timeout`, keeping
+    /// the connection for the call (a bridge row starts its bridge before the call's clock).
+    pub(crate) async fn connect_stdio(
+        &self,
+        call: &CallContext,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        let era = Era::of(&call.protocol_version)
+            .ok_or_else(|| format!("no protocol version {:?}", call.protocol_version))?;
+        self.stdio.connect(call, era, timeout).await
+    }
 }
 
 impl Default for ReferenceAdapter {

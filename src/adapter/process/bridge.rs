@@ -16,8 +16,8 @@ pub mod spec;
 
 use crate::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use crate::adapter::{
-    Adapter, AdapterLog, CallContext, ClientRef, Driver, DriverInfo, LogSlot, Observes,
-    StartUp, StdioLaunch, Transport,
+    Adapter, AdapterLog, CallContext, ClientRef, Driver, DriverInfo, LogSlot, Observes, StartUp,
+    StdioLaunch, Transport,
 };
 use crate::hop::{Downstream, PROBE_ANSWERED, PROBE_FAILED};
 use crate::observation::AdapterReport;
@@ -66,6 +66,8 @@ pub struct BridgeAdapter {
 #[derive(Debug)]
 struct Bridge {
     gateway: Option<Gateway>,
+    /// Said in the call's log (a start that failed before the call).
+    note: Option<String>,
     launch: Arc<StdioLaunch>,
     fill: Fill,
     _home: Home,
@@ -126,7 +128,7 @@ impl BridgeAdapter {
         let launch = Arc::new(StdioLaunch {
             env,
             dir: Some(home.0.join("work")),
-            stderr: LogSlot::default(),
+            stderr: LogSlot::new(),
         });
         let gateway = match self.spec.exposes {
             Downstream::Stdio => None,
@@ -137,6 +139,7 @@ impl BridgeAdapter {
         };
         Ok(Bridge {
             gateway,
+            note: None,
             launch,
             fill,
             _home: home,
@@ -211,11 +214,32 @@ impl Driver for BridgeAdapter {
     async fn prepare(&self, call: &CallContext) -> Prepared {
         if let Some(bridge) = self.kept().remove(&call.client.id) {
             let bridge = Ok(bridge);
-            return Prepared { bridge, place: None };
+            return Prepared {
+                bridge,
+                place: None,
+            };
         }
         // The semaphore is never closed.
         let place = Arc::clone(&self.starts).acquire_owned().await.ok();
-        let bridge = self.start(call).await;
+        let mut bridge = self.start(call).await;
+        if let Ok(started) = &mut bridge
+            && started.gateway.is_none()
+        {
+            // A stdio bridge starts and connects upstream now, outside the call's clock: the
+            // bridge's own timeout starts when it forwards the call, and a loaded machine must
+            // not spend the client's grace on the start. A failure is the call's to see: it
+            // starts the bridge again and reports what it gets.
+            let downstream = self.downstream(call, started);
+            let connected = self
+                .client
+                .connect_stdio(&downstream, self.start_timeout())
+                .await;
+            started.note = connected.err().map(|why| {
+                format!(
+                    "the bridge did not connect before the call ({why}); the call starts it again"
+                )
+            });
+        }
         Prepared { bridge, place }
     }
 
@@ -257,8 +281,11 @@ impl Driver for BridgeAdapter {
                     .to_owned(),
             });
         }
-        let bridge = prepared.bridge?;
+        let mut bridge = prepared.bridge?;
         bridge.launch.stderr.set(log);
+        if let Some(note) = bridge.note.take() {
+            log.note(note);
+        }
         let report = self.client.call(self.downstream(&call, &bridge)).await;
         let AdapterReport::Observed(mut observed) = report else {
             return Ok(report);

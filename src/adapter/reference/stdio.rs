@@ -65,6 +65,33 @@ impl Connections {
         answer
     }
 
+    /// Starts the server of `call`'s client and makes the era's handshake, keeping the
+    /// connection for the call to come, within `timeout`: starting a server that sits in front
+    /// of another (a bridge row's bridge) is then not the call's time. `Err` says why it did
+    /// not; nothing is kept then, and the call starts the server again.
+    pub async fn connect(
+        &self,
+        call: &CallContext,
+        era: Era,
+        timeout: std::time::Duration,
+    ) -> Result<(), String> {
+        let kept = self.take(call.client.id);
+        let mut connection = reuse_or_start(kept, call)
+            .map_err(|e| format!("the stdio server could not be started: {e}"))?;
+        if !connection.ready {
+            let deadline = Instant::now() + timeout;
+            connection
+                .handshake(call, era, deadline)
+                .await
+                .map_err(|c| format!("initialize: {}", c.reason))?;
+            connection.ready = true;
+        }
+        if let Ok(mut kept) = self.kept.lock() {
+            kept.insert(call.client.id, connection);
+        }
+        Ok(())
+    }
+
     /// Sends `tools/list` on client `id`'s kept connection and waits for its response until
     /// `timeout`, then closes the connection: whether the server behind it still serves after
     /// the client's calls (a bridge row's `hop-survives`). `Err` says why not.
