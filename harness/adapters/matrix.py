@@ -82,6 +82,20 @@ def told_cell(call: dict, racy: bool = False) -> str:
     return f"✗ {text}" if wrong else text
 
 
+def hop_cell(call: dict) -> str:
+    """A bridge row's cell: what arrived downstream, ✗ when the faithful-hop table found it
+    wanting ("not faithful"; the reason is in the JSON report) or a check failed (named)."""
+    observed = call["observed"]
+    if call["verdict"] == "unsupported":
+        return "unsupported"
+    text = call["verdict"] if observed is None else outcome(observed, call["expected"])
+    if call["verdict"] == "pass":
+        return text
+    notes = ["not faithful"] if observed is not None and call["problems"] else []
+    notes += [f"check {k['name']}" for k in call.get("checks", []) if not k["passed"]]
+    return f"✗ {text}" + (f" ({', '.join(notes)})" if notes else "")
+
+
 def fidelity(report: dict, key: str = "layer_fidelity") -> str:
     """`told_apart/cases` of the report's layer fidelity (or another figure of its summary: a
     bridge's `hop_fidelity`); `?` for a report written before it."""
@@ -151,6 +165,8 @@ def table(reports: list[dict], figure: str) -> None:
             case = cases.get(case_id)
             if figure == "model":
                 text = "; ".join(told_cell(c, case_id in racy) for c in case["calls"]) if case else "not run"
+            elif figure == "hop":
+                text = "; ".join(hop_cell(c) for c in case["calls"]) if case else "not run"
             elif case_id in racy and case:
                 # Its checks or outcome differ from run to run: the cell stays the same.
                 text = "racy"
@@ -186,9 +202,10 @@ def table(reports: list[dict], figure: str) -> None:
         print(
             "A cell is what the reference client got downstream, through the bridge, judged by the "
             "faithful-hop table of docs/bridges.md against what a correct client reports talking to "
-            "the server directly (the expected column); ✗ marks a call that did not arrive with its "
-            "layer's facts or a failed check (in parentheses: a request check on the bridge's own "
-            "upstream requests, or `hop-no-retry-unsafe`, `hop-survives`, `hop-answers`); \"hop "
+            "the server directly (the expected column); ✗ marks a deviation: in parentheses \"not "
+            "faithful\" (the call did not arrive with its layer's facts) and the failed checks (a "
+            "request check on the bridge's own upstream requests, or `hop-no-retry-unsafe`, "
+            "`hop-survives`, `hop-answers`); \"hop "
             "40/123\" in a column's head is its hop fidelity: of the cases it ran, in how many every "
             "call arrived with its upstream layer's facts intact. "
             + ", ".join(f"{n}: {d} of {len(r['cases'])} cases deviate" for n, d, r in zip(names, deviations, reports))

@@ -85,10 +85,12 @@ class Table(unittest.TestCase):
     def test_a_bridge_table_heads_its_columns_with_hop_fidelity(self):
         printed = io.StringIO()
         report = self.report("mcp-remote", "fail")
+        report["cases"][0]["calls"][0]["problems"] = ["the upstream TIMEOUT arrived as TIMEOUT: silence"]
         report["summary"] = {"hop_fidelity": {"told_apart": 68, "cases": 123}, "layer_fidelity": {"told_apart": 1, "cases": 2}}
         with mock.patch.object(matrix, "racy_of", lambda r: set()), contextlib.redirect_stdout(printed):
             matrix.table([report], "hop")
         self.assertIn("| mcp-remote 1 · hop 68/123 |", printed.getvalue())
+        self.assertIn("| `sse/x` | should | TIMEOUT | ✗ TIMEOUT (not faithful) |", printed.getvalue())
         self.assertIn("faithful-hop table", printed.getvalue())
 
 
