@@ -98,7 +98,10 @@ fn a_faithful_relay_passes_and_its_hop_fidelity_counts_every_case() {
     }
     // The HTML matrix names the figure in the row's head and its summary line.
     let page = mcp_error_layers::report::html::render(std::slice::from_ref(&report));
-    assert!(page.contains("hop fidelity 6/6 (100 %)"), "no hop fidelity in the page");
+    assert!(
+        page.contains("hop fidelity 6/6 (100 %)"),
+        "no hop fidelity in the page"
+    );
     // The stall: the relay's own 3 s timeout answered, within its timeout plus the grace.
     let stalled = report
         .cases
