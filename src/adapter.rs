@@ -65,11 +65,13 @@ pub struct CallContext {
     /// How the stdio server is started beyond its command line, when the harness starts a
     /// program of its own there (a bridge row's bridge); `None`: as it is, in this process's
     /// environment.
+    #[cfg(feature = "reference-client")]
     pub(crate) launch: Option<Arc<StdioLaunch>>,
 }
 
 /// How a harness driver has the reference client start its stdio server (a bridge): the
 /// environment it gets instead of this process's, and where its stderr goes.
+#[cfg(feature = "reference-client")]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StdioLaunch {
     /// The whole environment of the process (nothing of this process's leaks in).
@@ -83,9 +85,11 @@ pub(crate) struct StdioLaunch {
 /// Where the output of a process that outlives one call goes: the log of the call it serves
 /// at the time (a bridge serves every call of its case); what it wrote before the first call
 /// (its start) goes to the first call's log.
+#[cfg(feature = "reference-client")]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LogSlot(Arc<Mutex<Slot>>);
 
+#[cfg(feature = "reference-client")]
 #[derive(Debug, Default)]
 struct Slot {
     log: AdapterLog,
@@ -93,6 +97,7 @@ struct Slot {
     before_calls: bool,
 }
 
+#[cfg(feature = "reference-client")]
 impl LogSlot {
     /// A slot that keeps what comes before the first call.
     pub(crate) fn new() -> Self {
@@ -188,6 +193,7 @@ impl CallContext {
             task: None,
             client: ClientRef::single(),
             model_facts: None,
+            #[cfg(feature = "reference-client")]
             launch: None,
         }
     }
