@@ -26,7 +26,7 @@ ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
             "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict,
-            "transports": list, "racy": list}
+            "transports": list, "racy": list, "kind": str}
 TRANSPORTS = ("http", "stdio")
 # Agent rows (`kind = "agent"`, docs/adapters.md "Agent rows"): the library's AgentSpec reads them
 # and checks every key; here only what the lists need.
@@ -64,6 +64,8 @@ def load(folder: pathlib.Path) -> dict:
         sys.exit(f"{path}: `threads` is {manifest['threads']}; cases at once, from 1 to {MAX_THREADS}")
     if not set(manifest.get("transports", ["http"])) <= set(TRANSPORTS):
         sys.exit(f"{path}: `transports` is {manifest['transports']!r}; a list of {TRANSPORTS}")
+    if manifest.get("kind", "framework") != "framework":
+        sys.exit(f"{path}: `kind` is {manifest['kind']!r}; an SDK row has none, a framework \"framework\"")
     if manifest["install"] not in INSTALLERS:
         sys.exit(f"{path}: `install` is {manifest['install']!r}; one of {INSTALLERS}")
     return {"id": folder.name, "folder": folder, **manifest}

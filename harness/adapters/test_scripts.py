@@ -94,6 +94,32 @@ class Table(unittest.TestCase):
         self.assertIn("faithful-hop table", printed.getvalue())
 
 
+class Pages(unittest.TestCase):
+    def report(self, name, outcome, verdict):
+        case = {"id": f"sse/{name}-case", "grade": "must", "verdict": verdict,
+                "calls": [call(verdict=verdict, outcome=outcome)]}
+        summary = {"verdicts": {"hang": 0}, "layer_fidelity": {"told_apart": 1, "cases": 2}}
+        return {"adapter": {"name": name, "version": "1"}, "summary": summary, "cases": [case]}
+
+    def test_the_summary_fits_120_columns_and_names_the_commonest_deviation(self):
+        long_name = "x" * 130
+        reports = [self.report(long_name, "TIMEOUT", "fail"), self.report("b", "TOOL_SUCCESS", "pass")]
+        with mock.patch.object(matrix, "racy_of", lambda r: set()), \
+                mock.patch.object(matrix, "kind_of", lambda r: "sdk"):
+            text = matrix.summary(reports, "rows/", "families/")
+        self.assertTrue(all(len(line) <= 120 for line in text.splitlines()), text)
+        self.assertIn("  - 1 × TOOL_SUCCESS → TIMEOUT (`sse/", text)
+        self.assertIn("- [`b`](rows/b.md) 1: layers 1/2, 0 of 1 deviate, 0 hangs", text)
+
+    def test_check_leaves_out_record_blocks_and_catches_the_rest(self):
+        page = f"a\n{matrix.RECORD_START}\nagent cell\n{matrix.RECORD_END}\nb"
+        other = f"a\n{matrix.RECORD_START}\nanother run\n{matrix.RECORD_END}\nb"
+        self.assertEqual(matrix.without_records(page), matrix.without_records(other))
+        self.assertNotEqual(matrix.without_records(page), matrix.without_records(page.replace("b", "c")))
+        readme = f"intro\n{matrix.GENERATED_START} -->\nrows\n{matrix.GENERATED_END}\noutro"
+        self.assertEqual(matrix.generated_block(readme), f"{matrix.GENERATED_START} -->\nrows\n{matrix.GENERATED_END}\n")
+
+
 class Manifest(unittest.TestCase):
     def load(self, text):
         with tempfile.TemporaryDirectory() as folder:
