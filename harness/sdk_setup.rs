@@ -94,6 +94,10 @@ pub struct Sdk {
     /// The folder its `adapter.toml` is in.
     #[serde(skip)]
     folder: PathBuf,
+    /// `"framework"` for a framework on top of an SDK (the matrix groups the rows by kind);
+    /// absent for an SDK. Agent and bridge rows say `"agent"` and `"bridge"` (their own specs).
+    #[serde(default)]
+    kind: Option<String>,
     /// The package as its registry names it (for people and `adapters.py`).
     #[allow(dead_code)]
     sdk: String,
@@ -198,6 +202,13 @@ impl Sdk {
             .map_err(|e| format!("{}: {e} (keys: harness/adapters/README.md)", path.display()))?;
         sdk.name = name.to_owned();
         sdk.folder = folder.to_owned();
+        if let Some(kind) = sdk.kind.as_deref().filter(|k| *k != "framework") {
+            return Err(format!(
+                "{}: `kind = {kind:?}`: an SDK row has none, a framework \"framework\", an agent \
+                 \"agent\", a bridge \"bridge\"",
+                path.display()
+            ));
+        }
         if sdk.conformance_client && sdk.persistent {
             return Err(format!(
                 "{}: `conformance_client = true` runs one process per call: set \
@@ -240,6 +251,7 @@ impl Sdk {
         Sdk {
             name: name.to_owned(),
             folder: folder.to_owned(),
+            kind: Some("agent".to_owned()),
             sdk: spec.agent.clone(),
             version: spec.version.clone(),
             install: Install::Npm,
@@ -274,6 +286,7 @@ impl Sdk {
         Sdk {
             name: name.to_owned(),
             folder: folder.to_owned(),
+            kind: Some("bridge".to_owned()),
             sdk: spec.bridge.clone(),
             version: spec.version.clone(),
             install: if spec.install == "pip" {
