@@ -59,6 +59,7 @@ fn main() {
         })
         .chain([
             trial(&shared, "html", Run::Matrix, matrix_trial),
+            named_trial(&shared, "html::cell-from-address", Run::Matrix, cell_trial),
             trial(&shared, "wire", Run::Reference, wire::run_trial),
             trial(&shared, "wire", Run::Careless, wire::run_trial),
             named_trial(
@@ -600,20 +601,98 @@ fn page_trial(shared: &Shared, run: Run) -> Result<(), Outcome> {
 
 /// Both runs' JSON files read back and rendered as one matrix, as `report --html` does.
 fn matrix_trial(shared: &Shared, _: Run) -> Result<(), Outcome> {
-    let mut reports = Vec::new();
-    for run in [Run::Reference, Run::Careless] {
-        let path = shared.file(run, "json");
-        reports.push(JsonReport::read(&path).map_err(|e| e.to_string())?);
-    }
+    let reports = matrix_reports(shared)?;
     let page = shared.dir.path().join("matrix.html");
     html::write(&reports, &page).map_err(|e| e.to_string())?;
     rendered_matrix(&page, &reports)
 }
 
+/// The reference and careless runs' JSON files, read back.
+fn matrix_reports(shared: &Shared) -> Result<Vec<JsonReport>, Outcome> {
+    let read = |run| JsonReport::read(&shared.file(run, "json")).map_err(|e| e.to_string());
+    Ok(vec![read(Run::Reference)?, read(Run::Careless)?])
+}
+
+/// The matrix with its address naming a failing cell of the careless column
+/// (`#cell=<row id>/<column>`): the page carries the cells' contents packed, and its script
+/// unpacks that cell, and no other, into the DOM.
+fn cell_trial(shared: &Shared, _: Run) -> Result<(), Outcome> {
+    const COLUMN: usize = 1;
+    let reports = matrix_reports(shared)?;
+    let page = shared.scratch("cell.html");
+    html::write(&reports, &page).map_err(|e| e.to_string())?;
+    let markup = std::fs::read_to_string(&page).map_err(|e| e.to_string())?;
+    same(
+        "cell contents inline in the written page",
+        markup.contains("<dt>observed</dt>"),
+        false,
+    )?;
+    let case = reports[COLUMN]
+        .cases
+        .iter()
+        .find(|c| c.fails_run && c.error.is_none() && !c.calls.is_empty())
+        .ok_or_else(|| "the careless run has no failing case with a call".to_owned())?;
+    let address = format!("#cell={}/{COLUMN}", html::anchor(&case.id));
+    let dom = dump_dom(&page, &address)?;
+    same(
+        "cells unpacked",
+        dom.matches("<div class=\"cell\">").count(),
+        1,
+    )?;
+    let cell = rendered_cell(&dom, &case.id, COLUMN)?;
+    for line in opened_cell_lines(case) {
+        if !cell.contains(&line) {
+            let why = format!("{address}: the opened cell lacks {line:?}:\n{cell}");
+            return Err(why.into());
+        }
+    }
+    Ok(())
+}
+
+/// What an opened cell of `case` shows, as Chromium's DOM writes it: its first call's
+/// expected and observed outcomes, its adapter log's lines and its transcript's first line.
+fn opened_cell_lines(case: &mcp_error_layers::report::json::JsonCase) -> Vec<String> {
+    let call = &case.calls[0];
+    let code =
+        |what: &str, text: &str| format!("<dt>{what}</dt><dd><code>{}</code></dd>", dom_text(text));
+    let mut lines = vec![
+        code("expected", &call.expected_text),
+        code("observed", &call.observed_text),
+    ];
+    let log = call.adapter_log.as_deref().unwrap_or_default();
+    lines.extend(log.lines().filter(|l| !l.is_empty()).map(dom_text));
+    lines.extend(case.transcript.lines().next().map(dom_text));
+    lines
+}
+
+/// `text` as Chromium serializes an element's text: only `&`, `<` and `>` (and a no-break
+/// space) as references, every line break a line feed.
+fn dom_text(text: &str) -> String {
+    html::esc(text)
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\u{a0}', "&nbsp;")
+}
+
+/// The markup of the cell in `column` (counted from 0) of case `id`'s row in `dom`.
+fn rendered_cell<'d>(dom: &'d str, id: &str, column: usize) -> Result<&'d str, Outcome> {
+    let start = dom
+        .find(&format!("<tr id=\"{}\"", html::anchor(id)))
+        .ok_or_else(|| format!("no row for {id} in the rendered page"))?;
+    let row = &dom[start..];
+    let row = &row[..row.find("</tr>").unwrap_or(row.len())];
+    match row.split("<td").nth(column + 1) {
+        Some(cell) => Ok(cell),
+        None => Err(format!("the row of {id} has no column {column}").into()),
+    }
+}
+
 /// Chromium's DOM of `page` has a row per case and a cell per case and report, coloured by
 /// the right verdicts.
 fn rendered_matrix(page: &Path, reports: &[JsonReport]) -> Result<(), Outcome> {
-    let dom = dump_dom(page)?;
+    let dom = dump_dom(page, "")?;
     let mut ids: Vec<&str> = reports
         .iter()
         .flat_map(|r| &r.cases)
@@ -670,9 +749,11 @@ fn chromium() -> PathBuf {
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
 }
 
-/// The DOM headless Chromium builds from `page`, with a fresh profile and nothing that
-/// reaches the network; killed (with its helpers) if it takes more than a minute.
-fn dump_dom(page: &Path) -> Result<String, Outcome> {
+/// The DOM headless Chromium builds from `page` with `fragment` (`#…` or nothing) in its
+/// address, with a fresh profile and nothing that reaches the network, once the page's script
+/// is done (its unpacking is asynchronous: virtual time lets it finish without a wait in real
+/// time); killed (with its helpers) if it takes more than a minute.
+fn dump_dom(page: &Path, fragment: &str) -> Result<String, Outcome> {
     let chromium = chromium();
     let profile = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut command = Command::new(&chromium);
@@ -688,8 +769,9 @@ fn dump_dom(page: &Path) -> Result<String, Outcome> {
             "--disable-component-update",
         ])
         .args(["--disable-sync", "--no-first-run", "--dump-dom"])
+        .arg("--virtual-time-budget=5000")
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
+        .arg(format!("file://{}{fragment}", page.display()))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

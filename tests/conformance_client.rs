@@ -251,7 +251,11 @@ fn html_marks_a_coarse_cell_and_call() {
         page.contains("pass · coarse"),
         "a coarse cell's word says so"
     );
-    assert!(page.contains("<p class=\"coarse\">coarse: judged on its request checks"));
+    // A cell's contents are packed in the page and unpacked when it is opened.
+    let cells = mcp_error_layers::report::html::cells(&page)
+        .expect("packed cells")
+        .concat();
+    assert!(cells.contains("<p class=\"coarse\">coarse: judged on its request checks"));
     assert!(page.contains("2 judged coarsely (exit status only)"));
     assert_eq!(case(sample_run(), "tool/success").standing.as_str(), "pass");
 }
