@@ -199,3 +199,24 @@ fn the_bridge_docs_show_the_faithful_hop_table_and_the_bridge_checks() {
         "docs/bridges.md's check table against the program's"
     );
 }
+
+/// The README's matrix section (its rows and the generated summary) reads on a laptop screen
+/// and in GitHub's renderer without a scroll bar: no line is longer than 120 characters.
+#[test]
+fn the_readme_matrix_section_fits_in_120_columns() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let heading = "## How real SDKs handle the cases";
+    let start = readme
+        .find(heading)
+        .expect("the README has its matrix section");
+    let rest = &readme[start + heading.len()..];
+    let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+    for (at, line) in section.lines().enumerate() {
+        let width = line.chars().count();
+        assert!(
+            width <= 120,
+            "README.md, line {} of the matrix section, is {width} characters: {line}",
+            at + 1
+        );
+    }
+}
