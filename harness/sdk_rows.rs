@@ -1,8 +1,8 @@
 //! Which SDK rows `cargo test --test sdk` runs, and how: every folder under `harness/adapters/`
 //! with an `adapter.toml` (or those [`ROWS_VAR`] names), each in a process of its own (this
 //! binary again, with [`ROW_VAR`](super::sdk_setup::ROW_VAR) set and the same libtest
-//! arguments), one after another or [`LANES_VAR`] side by side, the bridge rows all at once
-//! beside them, the agent rows after the others and [`AGENT_LANES_VAR`] side by side, then a
+//! arguments), one after another or [`LANES_VAR`] side by side, the agent rows after the
+//! others and [`AGENT_LANES_VAR`] side by side, the bridge rows last and all at once, then a
 //! line per row and the exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
 //! thread count and its reports its own, as they were when every row was a target.
 
@@ -53,23 +53,19 @@ pub fn run_all() -> ExitCode {
     // The agent rows after the others, among themselves: their start-ups keep both cores busy,
     // and an SDK row beside them would see its client's own timeouts run out.
     let (late, others): (Vec<String>, Vec<String>) = rows.into_iter().partition(|r| is_agent(r));
-    // The bridge rows beside the SDK rows, all at once: their cases mostly wait for a bridge's
-    // own upstream timeout (minutes), which costs no core. Their output is printed whole after
-    // the SDK rows', whose output streams.
+    // The bridge rows last, all at once: their cases mostly wait for a bridge's own upstream
+    // timeout (minutes) on no core, but their starts are Node and Python work that, beside the
+    // SDK or agent rows, made those rows' timing-sensitive records differ (a late cancel, a
+    // ping answer after the record closed).
     let (bridges, agents): (Vec<String>, Vec<String>) =
         late.into_iter().partition(|r| is_bridge(r));
     let started = Instant::now();
-    let (mut ran, bridged) = std::thread::scope(|scope| {
-        let bridged =
-            scope.spawn(|| in_lanes(&bridges, bridges.len().clamp(1, MAX_LANES), run_captured));
-        let ran = run_rows(&others, sdk_lanes);
-        (ran, bridged.join().unwrap_or_default())
-    });
-    for (one, output) in bridged {
-        let passed = show(&one.row, output);
-        ran.push(Ran { passed, ..one });
-    }
+    let mut ran = run_rows(&others, sdk_lanes);
     ran.extend(run_rows(&agents, agent_lanes));
+    ran.extend(run_side_by_side(
+        &bridges,
+        bridges.len().clamp(1, MAX_LANES),
+    ));
     summary(&ran, started.elapsed())
 }
 

@@ -43,9 +43,9 @@ pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DOWNSTREAM_VERSION: &str = "2025-06-18";
 /// The most bridges kept between the calls of their cases.
 const MAX_KEPT: usize = 256;
-/// How many of a row's bridges may be starting at once: one. A bridge row runs beside the SDK
-/// rows (docs/bridges.md), and a burst of Node or Python starts on two cores would eat the SDK
-/// clients' own timeouts; a bridge's cases wait on timers, not on its start.
+/// How many of a row's bridges may be starting at once: one. The bridge rows run side by side
+/// (docs/bridges.md), and a burst of Node or Python starts on two cores would eat the reference
+/// client's grace; a bridge's cases wait on timers, not on its start.
 pub const PARALLEL_STARTS: usize = 1;
 
 /// A bridge or gateway, observed from its downstream side.
