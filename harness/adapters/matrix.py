@@ -123,13 +123,7 @@ def ids_of(kind: str) -> set[str]:
 
 
 def main(paths: list[str]) -> int:
-    reports = []
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-        if report.get("schema") != SCHEMA:
-            sys.exit(f"{path}: schema {report.get('schema')!r}, expected {SCHEMA!r}")
-        reports.append(report)
+    reports = read_reports(paths)
     agents, bridges = ids_of("agent"), ids_of("bridge")
     sdks = [r for r in reports if r["adapter"]["name"] not in agents | bridges]
     told = [r for r in reports if r["adapter"]["name"] in agents]
