@@ -11,7 +11,8 @@
 //!   `pip install --no-deps -r requirements.lock`), rebuilt when the lock's hash, kept in a
 //!   marker file, changes;
 //! - `install = "cargo"`: `cargo build --release --locked` with
-//!   `CARGO_TARGET_DIR=<target>/sdk-<adapter>` (cargo caches it).
+//!   `CARGO_TARGET_DIR=<target>/sdk-rust`, one folder for every Rust adapter, so that what they
+//!   share (tokio, hyper, reqwest, serde) is compiled once (cargo caches it).
 //!
 //! What each adapter is, and how it is installed, is its `harness/adapters/<id>/adapter.toml`.
 //!
@@ -365,7 +366,7 @@ impl Sdk {
                 vec![python, own.join(&self.program)]
             }
             Install::Cargo => {
-                let target = paths.target.join(format!("sdk-{}", self.installed()));
+                let target = paths.target.join(RUST_TARGET);
                 cargo_build(&installed, &target)?;
                 vec![target.join("release").join(&self.program)]
             }
@@ -661,6 +662,10 @@ fn pip_venv(venv: &Path, lock: &Path) -> Result<PathBuf, String> {
     }
     Ok(python)
 }
+
+/// Where every Rust adapter builds, under `<target>`: one folder, so that the dependencies they
+/// share are compiled once (cargo locks it while one builds).
+const RUST_TARGET: &str = "sdk-rust";
 
 /// `cargo build --release --locked` of `folder`'s crate into `target` (a no-op when up to
 /// date).

@@ -98,7 +98,7 @@ def command(adapter: dict) -> list[str]:
     elif adapter["install"] == "pip":
         words = [str(target() / "sdk-venvs" / installed / "bin/python"), str(folder / program)]
     else:
-        words = [str(target() / f"sdk-{installed}" / "release" / program)]
+        words = [str(target() / "sdk-rust" / "release" / program)]
     return words + adapter.get("args", [])
 
 
