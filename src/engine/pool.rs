@@ -1,9 +1,11 @@
 //! Running many cases at once: a fixed pool of worker threads, each with its own runtime,
-//! pulling cases off a shared index. Results come back in the order of the sources.
+//! pulling cases off a shared index, the longest waits first ([`start_order`]). Results come
+//! back in the order of the sources.
 
 use super::EventSink;
 use crate::adapter::Driver;
 use crate::case::CaseSource;
+use crate::outcome::Outcome;
 use crate::record::CaseRecord;
 use crate::runner::{RunOptions, run_source};
 use std::sync::Mutex;
@@ -48,14 +50,18 @@ pub fn run_all<D: Driver>(
     jobs: usize,
     sink: &dyn EventSink,
 ) -> Vec<CaseRecord> {
-    let next = AtomicUsize::new(0);
+    let queue = Queue {
+        sources,
+        order: start_order(sources),
+        next: AtomicUsize::new(0),
+    };
     let slots: Vec<Mutex<Option<CaseRecord>>> = sources.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for n in 0..jobs.clamp(1, sources.len().clamp(1, MAX_JOBS)) {
             let spawned = std::thread::Builder::new()
                 .name(format!("case-worker-{n}"))
                 .spawn_scoped(scope, || {
-                    worker(adapter, sources, options, &next, &slots, sink);
+                    worker(adapter, &queue, options, &slots, sink);
                 });
             if spawned.is_err() {
                 break; // the workers already running take the remaining cases
@@ -74,11 +80,48 @@ pub fn run_all<D: Driver>(
         .collect()
 }
 
+/// The order the workers take the sources in: the cases with a call expected to time out first,
+/// then the others, each group in source order. Such a case waits out its client's timeout (and
+/// a bridge's own on top: minutes), most others take milliseconds to seconds; started last, one
+/// long case would set the length of the whole run alone.
+fn start_order(sources: &[CaseSource]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    // Stable: `false` (it waits) sorts first.
+    order.sort_by_key(|&index| !waits_out_a_timeout(&sources[index]));
+    order
+}
+
+/// Whether a call of the case is expected to end by the client's timeout. A source that does
+/// not load is not (its record says why, at once).
+fn waits_out_a_timeout(source: &CaseSource) -> bool {
+    source.load().is_ok_and(|case| {
+        let calls = &case.file.call;
+        calls
+            .iter()
+            .any(|call| call.expect.outcome == Outcome::Timeout)
+    })
+}
+
+/// The sources, the order the workers take them in, and the next position in it.
+struct Queue<'a> {
+    sources: &'a [CaseSource],
+    order: Vec<usize>,
+    next: AtomicUsize,
+}
+
+impl Queue<'_> {
+    /// The next source to run, and its index among the sources.
+    fn take(&self) -> Option<(usize, &CaseSource)> {
+        let position = self.next.fetch_add(1, Ordering::SeqCst);
+        let index = *self.order.get(position)?;
+        Some((index, self.sources.get(index)?))
+    }
+}
+
 fn worker<D: Driver>(
     adapter: &D,
-    sources: &[CaseSource],
+    queue: &Queue<'_>,
     options: &RunOptions,
-    next: &AtomicUsize,
     slots: &[Mutex<Option<CaseRecord>>],
     sink: &dyn EventSink,
 ) {
@@ -89,11 +132,7 @@ fn worker<D: Driver>(
         Ok(runtime) => runtime,
         Err(_) => return, // the slot stays empty and is reported as broken
     };
-    loop {
-        let index = next.fetch_add(1, Ordering::SeqCst);
-        let Some(source) = sources.get(index) else {
-            return;
-        };
+    while let Some((index, source)) = queue.take() {
         sink.case_started(&source.id);
         let record = runtime.block_on(run_source(adapter, source, options));
         sink.case_finished(&record);
@@ -131,6 +170,27 @@ mod tests {
             assert_eq!(ids, ["0/tool/success", "1/tool/is-error", "2/tool/success"]);
             assert_eq!(records[1].verdict, Verdict::Fail, "jobs {jobs}");
         }
+    }
+
+    #[test]
+    fn cases_expected_to_time_out_start_first_and_the_rest_keep_their_order() {
+        let ids = [
+            "tool/success",
+            "transport/headers-then-silence",
+            "tool/is-error",
+            "cancel/stalled-call-cancelled",
+        ];
+        let builtin = crate::case::builtin();
+        let mut sources: Vec<CaseSource> = ids
+            .iter()
+            .map(|id| builtin.iter().find(|s| s.id == *id).expect(id).clone())
+            .collect();
+        sources.push(CaseSource {
+            id: "broken".into(),
+            origin: "broken.toml".into(),
+            text: Err("unreadable".into()),
+        });
+        assert_eq!(start_order(&sources), [1, 3, 0, 2, 4]);
     }
 
     #[test]
