@@ -2,7 +2,7 @@
 //! with an `adapter.toml` (or those [`ROWS_VAR`] names), each in a process of its own (this
 //! binary again, with [`ROW_VAR`](super::sdk_setup::ROW_VAR) set and the same libtest
 //! arguments), one after another or [`LANES_VAR`] side by side, the agent rows after the
-//! others and [`AGENT_LANES_VAR`] side by side, the bridge rows last and all at once, then a
+//! others and [`AGENT_LANES_VAR`] side by side, beside them the bridge rows all at once, then a
 //! line per row and the exit code of the worst. A process per row keeps each row's libtest run, its adapter, its
 //! thread count and its reports its own, as they were when every row was a target.
 
@@ -53,20 +53,35 @@ pub fn run_all() -> ExitCode {
     // The agent rows after the others, among themselves: their start-ups keep both cores busy,
     // and an SDK row beside them would see its client's own timeouts run out.
     let (late, others): (Vec<String>, Vec<String>) = rows.into_iter().partition(|r| is_agent(r));
-    // The bridge rows last, all at once: their cases mostly wait for a bridge's own upstream
-    // timeout (minutes) on no core, but their starts are Node and Python work that, beside the
-    // SDK or agent rows, made those rows' timing-sensitive records differ (a late cancel, a
-    // ping answer after the record closed).
     let (bridges, agents): (Vec<String>, Vec<String>) =
         late.into_iter().partition(|r| is_bridge(r));
     let started = Instant::now();
     let mut ran = run_rows(&others, sdk_lanes);
-    ran.extend(run_rows(&agents, agent_lanes));
-    ran.extend(run_side_by_side(
-        &bridges,
-        bridges.len().clamp(1, MAX_LANES),
-    ));
+    ran.extend(agents_beside_bridges(&agents, agent_lanes, &bridges));
     summary(&ran, started.elapsed())
+}
+
+/// The agent rows, `lanes` at a time, beside the bridge rows, all at once. A bridge row's cases
+/// mostly wait for the bridge's own upstream timeout (up to minutes) on no core, so they cost
+/// the run only what the agents' lanes would not cover. Not beside the SDK rows: their starts
+/// are Node and Python work that made two SDK rows' timing-sensitive records differ in CI-like
+/// runs (a late cancel, a ping answer after the record closed). Beside the agents, each row's
+/// output is printed whole when it ends.
+fn agents_beside_bridges(agents: &[String], lanes: usize, bridges: &[String]) -> Vec<Ran> {
+    if bridges.is_empty() {
+        return run_rows(agents, lanes);
+    }
+    std::thread::scope(|scope| {
+        let bridges = scope.spawn(|| run_side_by_side(bridges, bridges.len().clamp(1, MAX_LANES)));
+        let mut ran = run_side_by_side(agents, lanes);
+        // A panic in the bridges' lane is this run's: no row may go missing from the summary.
+        ran.extend(
+            bridges
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        );
+        ran
+    })
 }
 
 /// `rows`, `lanes` at a time.
