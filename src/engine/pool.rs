@@ -52,7 +52,7 @@ pub fn run_all<D: Driver>(
 ) -> Vec<CaseRecord> {
     let queue = Queue {
         sources,
-        order: start_order(sources),
+        order: start_order(sources.iter()),
         next: AtomicUsize::new(0),
     };
     let slots: Vec<Mutex<Option<CaseRecord>>> = sources.iter().map(|_| Mutex::new(None)).collect();
@@ -84,11 +84,15 @@ pub fn run_all<D: Driver>(
 /// then the others, each group in source order. Such a case waits out its client's timeout (and
 /// a bridge's own on top: minutes), most others take milliseconds to seconds; started last, one
 /// long case would set the length of the whole run alone.
-fn start_order(sources: &[CaseSource]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..sources.len()).collect();
-    // Stable: `false` (it waits) sorts first.
-    order.sort_by_key(|&index| !waits_out_a_timeout(&sources[index]));
-    order
+/// libtest's trials take the same order when they run in parallel (`libtest::trial`).
+pub(crate) fn start_order<'a>(sources: impl Iterator<Item = &'a CaseSource>) -> Vec<usize> {
+    let mut keyed: Vec<(bool, usize)> = sources
+        .enumerate()
+        .map(|(index, source)| (!waits_out_a_timeout(source), index))
+        .collect();
+    // `false` (it waits) sorts first; the index keeps each group in source order.
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, index)| index).collect()
 }
 
 /// Whether a call of the case is expected to end by the client's timeout. A source that does
@@ -190,7 +194,7 @@ mod tests {
             origin: "broken.toml".into(),
             text: Err("unreadable".into()),
         });
-        assert_eq!(start_order(&sources), [1, 3, 0, 2, 4]);
+        assert_eq!(start_order(sources.iter()), [1, 3, 0, 2, 4]);
     }
 
     #[test]

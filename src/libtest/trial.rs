@@ -58,9 +58,16 @@ impl Drop for Ended<'_> {
 impl<A: Driver + 'static> Harness<A> {
     /// The trials of `plan`: its cases, then the configuration check and the baseline check if
     /// there are any. The baseline trial comes last: libtest hands out trials in order, so it
-    /// starts after every case trial has started, and waits for them to end.
+    /// starts after every case trial has started, and waits for them to end. Run in parallel,
+    /// the cases expected to time out come first, as in an engine run (their order is the
+    /// engine's, `engine::pool`): started last, one of them would set the run's length alone.
+    /// Listed, or run one at a time, they keep the plan's order, as printed.
     pub(crate) fn trials(self: &Arc<Self>, plan: &Plan, args: &Arguments) -> Vec<Trial> {
-        let mut trials: Vec<Trial> = plan.cases.iter().map(|c| self.trial(c)).collect();
+        let order = match args.list || args.test_threads == Some(1) {
+            true => (0..plan.cases.len()).collect(),
+            false => crate::engine::start_order(plan.cases.iter().map(|c| &c.source)),
+        };
+        let mut trials: Vec<Trial> = order.iter().map(|&i| self.trial(&plan.cases[i])).collect();
         let running = trials
             .iter()
             .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
@@ -310,6 +317,39 @@ mod tests {
             .collect();
         assert_eq!(changed, ["tool/success"]);
         let _ = std::fs::remove_dir_all(folder);
+    }
+
+    #[test]
+    fn in_parallel_the_cases_expected_to_time_out_come_first_listed_or_alone_in_plan_order() {
+        let ids = [
+            "tool/success",
+            "transport/headers-then-silence",
+            "tool/is-error",
+        ];
+        let (harness, plan) = harness(&ids, "");
+        let names = |args: &Arguments| -> Vec<String> {
+            let trials = harness.trials(&plan, args);
+            trials.iter().map(|t| t.name().to_owned()).collect()
+        };
+        let plan_order = [
+            "tool/is-error",
+            "tool/success",
+            "transport/headers-then-silence",
+        ];
+        assert_eq!(
+            names(&args(4))[..3],
+            [
+                "transport/headers-then-silence",
+                plan_order[0],
+                plan_order[1]
+            ]
+        );
+        assert_eq!(names(&args(1))[..3], plan_order);
+        let listed = Arguments {
+            list: true,
+            ..args(4)
+        };
+        assert_eq!(names(&listed)[..3], plan_order);
     }
 
     #[test]
