@@ -27,6 +27,7 @@ pub mod conformance;
 mod group;
 mod home;
 mod kept;
+mod limits;
 mod oneshot;
 mod output;
 mod persistent;

@@ -64,9 +64,9 @@ pub struct AgentSpec {
 pub use super::super::home::ConfigFile;
 
 /// The longest any duration an agent's `adapter.toml` names may be: ten minutes.
-pub const MAX_MS: u64 = 600_000;
+pub const MAX_MS: u64 = super::super::limits::MAX_MS;
 /// The most cases at once an agent row may ask for.
-pub const MAX_THREADS: usize = 16;
+pub const MAX_THREADS: usize = super::super::limits::MAX_THREADS;
 
 impl AgentSpec {
     /// Reads `<folder>/adapter.toml`; an error names the file, the key and the fix.
@@ -107,21 +107,12 @@ impl AgentSpec {
         if self.command.is_empty() {
             return Err("`command` is empty: the program and its arguments".to_owned());
         }
-        if let Some(threads) = self.threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
-            return Err(format!(
-                "`threads = {threads}`: cases at once, from 1 to {MAX_THREADS}"
-            ));
-        }
         let durations = [
             ("start_timeout_ms", self.start_timeout_ms),
             ("deadline_margin_ms", self.deadline_margin_ms),
             ("default_timeout_ms", self.default_timeout_ms),
         ];
-        for (key, ms) in durations {
-            if let Some(ms) = ms.filter(|ms| !(1..=MAX_MS).contains(ms)) {
-                return Err(format!("`{key}` is {ms}: milliseconds, from 1 to {MAX_MS}"));
-            }
-        }
+        super::super::limits::check(self.threads, &durations)?;
         for file in &self.file {
             file.check()?;
         }

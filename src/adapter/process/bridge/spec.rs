@@ -17,9 +17,9 @@ pub const PLACEHOLDERS: [&str; 6] = [
 ];
 
 /// The longest any duration a bridge's `adapter.toml` names may be: ten minutes.
-pub const MAX_MS: u64 = 600_000;
+pub const MAX_MS: u64 = super::super::limits::MAX_MS;
 /// The most cases at once a bridge row may ask for.
-pub const MAX_THREADS: usize = 16;
+pub const MAX_THREADS: usize = super::super::limits::MAX_THREADS;
 
 /// A bridge row, as its `adapter.toml` says.
 #[derive(Debug, Clone, Deserialize)]
@@ -128,19 +128,11 @@ impl BridgeSpec {
             }
             _ => {}
         }
-        if let Some(threads) = self.threads.filter(|t| !(1..=MAX_THREADS).contains(t)) {
-            return Err(format!(
-                "`threads = {threads}`: cases at once, from 1 to {MAX_THREADS}"
-            ));
-        }
-        for (key, ms) in [
+        let durations = [
             ("timeout_ms", Some(self.timeout_ms)),
             ("start_timeout_ms", self.start_timeout_ms),
-        ] {
-            if let Some(ms) = ms.filter(|ms| !(1..=MAX_MS).contains(ms)) {
-                return Err(format!("`{key}` is {ms}: milliseconds, from 1 to {MAX_MS}"));
-            }
-        }
+        ];
+        super::super::limits::check(self.threads, &durations)?;
         for file in &self.file {
             file.check()?;
         }
