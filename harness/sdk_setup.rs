@@ -250,27 +250,44 @@ impl Sdk {
     /// An agent row: installed with `npm ci` in its folder, driven by an [`AgentAdapter`].
     fn of_agent(spec: AgentSpec, folder: &Path, name: &str) -> Sdk {
         Sdk {
-            name: name.to_owned(),
-            folder: folder.to_owned(),
-            kind: Some("agent".to_owned()),
             sdk: spec.agent.clone(),
             version: spec.version.clone(),
-            install: Install::Npm,
+            setting: spec.setting.clone(),
+            racy: spec.racy.clone(),
+            deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
+            default_timeout_ms: spec.default_timeout_ms,
+            threads: Some(spec.threads.unwrap_or(AGENT_THREADS)),
+            agent: Some(spec),
+            ..Sdk::started_per_case(name, folder, "agent", Install::Npm)
+        }
+    }
+
+    /// What an agent and a bridge row share: someone else's program, which the harness starts
+    /// for every case (no adapter program, no arguments of a variant, not persistent, over HTTP
+    /// only); their own specs fill in the rest.
+    fn started_per_case(name: &str, folder: &Path, kind: &str, install: Install) -> Sdk {
+        Sdk {
+            name: name.to_owned(),
+            folder: folder.to_owned(),
+            kind: Some(kind.to_owned()),
+            sdk: String::new(),
+            version: String::new(),
+            install,
             program: String::new(),
             args: Vec::new(),
             installed_with: None,
-            setting: spec.setting.clone(),
+            setting: None,
             persistent: false,
             transports: http_only(),
-            racy: spec.racy.clone(),
+            racy: Vec::new(),
             conformance_client: false,
-            deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
+            deadline_margin_ms: None,
             announce_timeout_ms: None,
-            default_timeout_ms: spec.default_timeout_ms,
-            threads: Some(spec.threads.unwrap_or(AGENT_THREADS)),
+            default_timeout_ms: None,
+            threads: None,
             node: None,
             sweep: None,
-            agent: Some(spec),
+            agent: None,
             bridge: None,
         }
     }
@@ -284,33 +301,18 @@ impl Sdk {
     /// a [`BridgeAdapter`] (which tells the runner how long past a call's timeout it may wait:
     /// the bridge's own timeout).
     fn of_bridge(spec: BridgeSpec, folder: &Path, name: &str) -> Sdk {
+        let install = match spec.install.as_str() {
+            "pip" => Install::Pip,
+            _ => Install::Npm,
+        };
         Sdk {
-            name: name.to_owned(),
-            folder: folder.to_owned(),
-            kind: Some("bridge".to_owned()),
             sdk: spec.bridge.clone(),
             version: spec.version.clone(),
-            install: if spec.install == "pip" {
-                Install::Pip
-            } else {
-                Install::Npm
-            },
-            program: String::new(),
-            args: Vec::new(),
-            installed_with: None,
             setting: spec.setting.clone(),
-            persistent: false,
-            transports: http_only(),
             racy: spec.racy.clone(),
-            conformance_client: false,
-            deadline_margin_ms: None,
-            announce_timeout_ms: None,
-            default_timeout_ms: None,
             threads: Some(spec.threads.unwrap_or(BRIDGE_THREADS)),
-            node: None,
-            sweep: None,
-            agent: None,
             bridge: Some(spec),
+            ..Sdk::started_per_case(name, folder, "bridge", install)
         }
     }
 
