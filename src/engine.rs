@@ -44,7 +44,7 @@ pub use crate::snapshot::{SnapshotView, redact_http_dates, redact_ports};
 pub use crate::standing::{Standing, Status};
 pub use crate::transcript::render as transcript;
 pub use crate::verdict::Verdict;
-pub(crate) use pool::start_order;
+pub(crate) use pool::waits_out_a_timeout;
 pub use pool::{MAX_JOBS, default_jobs, default_program_jobs};
 
 /// What a run tells as it goes: the command line's live lines and progress bar, libtest's

@@ -57,9 +57,20 @@ pub async fn run_source<D: Driver>(
     source: &CaseSource,
     options: &RunOptions,
 ) -> CaseRecord {
-    match source.load() {
-        Ok(case) => run_case(adapter, &case, options).await,
-        Err(error) => CaseRecord::broken(&source.id, LoadError::to_string(&error)),
+    run_loaded(adapter, &source.id, &source.load(), options).await
+}
+
+/// Runs case `id` as it was loaded (or records why it did not load): for a caller that loaded
+/// it already (the engine's pool, to order the cases), so that a case file is parsed once.
+pub async fn run_loaded<D: Driver>(
+    adapter: &D,
+    id: &str,
+    loaded: &Result<Case, LoadError>,
+    options: &RunOptions,
+) -> CaseRecord {
+    match loaded {
+        Ok(case) => run_case(adapter, case, options).await,
+        Err(error) => CaseRecord::broken(id, LoadError::to_string(error)),
     }
 }
 

@@ -4,10 +4,10 @@
 
 use super::EventSink;
 use crate::adapter::Driver;
-use crate::case::CaseSource;
+use crate::case::{Case, CaseSource, LoadError};
 use crate::outcome::Outcome;
 use crate::record::CaseRecord;
-use crate::runner::{RunOptions, run_source};
+use crate::runner::{RunOptions, run_loaded};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -50,9 +50,12 @@ pub fn run_all<D: Driver>(
     jobs: usize,
     sink: &dyn EventSink,
 ) -> Vec<CaseRecord> {
+    // Each case parsed once: to order the cases, then to run it.
+    let loaded: Vec<Result<Case, LoadError>> = sources.iter().map(CaseSource::load).collect();
     let queue = Queue {
         sources,
-        order: start_order(sources.iter()),
+        order: start_order(&loaded),
+        loaded,
         next: AtomicUsize::new(0),
     };
     let slots: Vec<Mutex<Option<CaseRecord>>> = sources.iter().map(|_| Mutex::new(None)).collect();
@@ -80,25 +83,22 @@ pub fn run_all<D: Driver>(
         .collect()
 }
 
-/// The order the workers take the sources in: the cases with a call expected to time out first,
-/// then the others, each group in source order. Such a case waits out its client's timeout (and
-/// a bridge's own on top: minutes), most others take milliseconds to seconds; started last, one
+/// The order the workers take the cases in: those with a call expected to time out first, then
+/// the others, each group in source order. Such a case waits out its client's timeout (and a
+/// bridge's own on top: minutes), most others take milliseconds to seconds; started last, one
 /// long case would set the length of the whole run alone.
-/// libtest's trials take the same order when they run in parallel (`libtest::trial`).
-pub(crate) fn start_order<'a>(sources: impl Iterator<Item = &'a CaseSource>) -> Vec<usize> {
-    let mut keyed: Vec<(bool, usize)> = sources
-        .enumerate()
-        .map(|(index, source)| (!waits_out_a_timeout(source), index))
-        .collect();
-    // `false` (it waits) sorts first; the index keeps each group in source order.
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, index)| index).collect()
+fn start_order(loaded: &[Result<Case, LoadError>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..loaded.len()).collect();
+    // Stable: `false` (it waits) sorts first, each group keeps its order.
+    order.sort_by_key(|&index| !waits_out_a_timeout(&loaded[index]));
+    order
 }
 
-/// Whether a call of the case is expected to end by the client's timeout. A source that does
-/// not load is not (its record says why, at once).
-fn waits_out_a_timeout(source: &CaseSource) -> bool {
-    source.load().is_ok_and(|case| {
+/// Whether a call of the case is expected to end by the client's timeout: the key of the
+/// engine's start order, which libtest's trials take too when they run in parallel
+/// (`libtest::trial`). A case that did not load is not (its record says why, at once).
+pub(crate) fn waits_out_a_timeout(loaded: &Result<Case, LoadError>) -> bool {
+    loaded.as_ref().is_ok_and(|case| {
         let calls = &case.file.call;
         calls
             .iter()
@@ -109,16 +109,19 @@ fn waits_out_a_timeout(source: &CaseSource) -> bool {
 /// The sources, the order the workers take them in, and the next position in it.
 struct Queue<'a> {
     sources: &'a [CaseSource],
+    /// Each source as it loaded.
+    loaded: Vec<Result<Case, LoadError>>,
     order: Vec<usize>,
     next: AtomicUsize,
 }
 
 impl Queue<'_> {
-    /// The next source to run, and its index among the sources.
-    fn take(&self) -> Option<(usize, &CaseSource)> {
+    /// The next case to run: its index among the sources, its id and how it loaded.
+    fn take(&self) -> Option<(usize, &str, &Result<Case, LoadError>)> {
         let position = self.next.fetch_add(1, Ordering::SeqCst);
         let index = *self.order.get(position)?;
-        Some((index, self.sources.get(index)?))
+        let source = self.sources.get(index)?;
+        Some((index, source.id.as_str(), self.loaded.get(index)?))
     }
 }
 
@@ -136,9 +139,9 @@ fn worker<D: Driver>(
         Ok(runtime) => runtime,
         Err(_) => return, // the slot stays empty and is reported as broken
     };
-    while let Some((index, source)) = queue.take() {
-        sink.case_started(&source.id);
-        let record = runtime.block_on(run_source(adapter, source, options));
+    while let Some((index, id, loaded)) = queue.take() {
+        sink.case_started(id);
+        let record = runtime.block_on(run_loaded(adapter, id, loaded, options));
         sink.case_finished(&record);
         *slots[index].lock().unwrap_or_else(|p| p.into_inner()) = Some(record);
     }
@@ -194,7 +197,8 @@ mod tests {
             origin: "broken.toml".into(),
             text: Err("unreadable".into()),
         });
-        assert_eq!(start_order(sources.iter()), [1, 3, 0, 2, 4]);
+        let loaded: Vec<_> = sources.iter().map(CaseSource::load).collect();
+        assert_eq!(start_order(&loaded), [1, 3, 0, 2, 4]);
     }
 
     #[test]

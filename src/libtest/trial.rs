@@ -6,6 +6,7 @@ use super::snapshot_check::SnapshotCheck;
 use super::wording;
 use crate::adapter::Driver;
 use crate::baseline::Baseline;
+use crate::case::{Case, LoadError};
 use crate::engine::Run;
 use crate::record::CaseRecord;
 use crate::runner::RunOptions;
@@ -63,11 +64,17 @@ impl<A: Driver + 'static> Harness<A> {
     /// engine's, `engine::pool`): started last, one of them would set the run's length alone.
     /// Listed, or run one at a time, they keep the plan's order, as printed.
     pub(crate) fn trials(self: &Arc<Self>, plan: &Plan, args: &Arguments) -> Vec<Trial> {
-        let order = match args.list || args.test_threads == Some(1) {
-            true => (0..plan.cases.len()).collect(),
-            false => crate::engine::start_order(plan.cases.iter().map(|c| &c.source)),
-        };
-        let mut trials: Vec<Trial> = order.iter().map(|&i| self.trial(&plan.cases[i])).collect();
+        // Loaded once: to order the trials, to name their kind, and to run.
+        let mut cases: Vec<(&Planned, Result<Case, LoadError>)> =
+            plan.cases.iter().map(|c| (c, c.source.load())).collect();
+        if !args.list && args.test_threads != Some(1) {
+            // Stable: the cases that wait first, each group in plan order.
+            cases.sort_by_key(|(_, loaded)| !crate::engine::waits_out_a_timeout(loaded));
+        }
+        let mut trials: Vec<Trial> = cases
+            .into_iter()
+            .map(|(planned, loaded)| self.trial(planned, loaded))
+            .collect();
         let running = trials
             .iter()
             .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
@@ -85,9 +92,9 @@ impl<A: Driver + 'static> Harness<A> {
         trials
     }
 
-    fn trial(self: &Arc<Self>, planned: &Planned) -> Trial {
-        // Loaded once: its grade names the trial's kind, and the trial runs it as loaded.
-        let loaded = planned.source.load();
+    /// The trial of `planned`, as it `loaded`: its grade names the trial's kind, and the trial
+    /// runs it as loaded.
+    fn trial(self: &Arc<Self>, planned: &Planned, loaded: Result<Case, LoadError>) -> Trial {
         let kind = match &loaded {
             Ok(case) => case.file.grade.as_str(),
             Err(_) => "broken",
