@@ -281,12 +281,18 @@ fn case_row(page: &mut String, row: &Row<'_>, reports: &[JsonReport]) {
         anchor = anchor(row.id)
     );
     for report in reports {
-        match report.cases.iter().find(|c| c.id == row.id) {
+        match case_of(row, report) {
             Some(case) => cell(page, case),
             None => page.push_str("<td class=\"v-none\" data-verdict=\"none\">not run</td>"),
         }
     }
     page.push_str("</tr>\n");
+}
+
+/// The row's case in `report`, if it ran it: the grid's cell and its packed contents both look
+/// it up here.
+fn case_of<'r>(row: &Row<'_>, report: &'r JsonReport) -> Option<&'r JsonCase> {
+    report.cases.iter().find(|c| c.id == row.id)
 }
 
 fn cell(page: &mut String, case: &JsonCase) {
@@ -320,7 +326,7 @@ fn cell(page: &mut String, case: &JsonCase) {
 /// script adds), empty if the report lacks the case.
 fn contents(row: &Row<'_>, report: &JsonReport) -> String {
     let mut contents = String::new();
-    if let Some(case) = report.cases.iter().find(|c| c.id == row.id) {
+    if let Some(case) = case_of(row, report) {
         cell_details(&mut contents, case);
     }
     contents
