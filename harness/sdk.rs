@@ -7,6 +7,7 @@
 //! as for any test (`MCP_ERROR_LAYERS_SDK=python-sdk cargo test --test sdk -- sse/`). Setup is
 //! automatic and cached (`sdk_setup.rs`).
 
+use mcp_error_layers::adapter::process::loopback;
 use std::process::ExitCode;
 
 #[path = "sdk_rows.rs"]
@@ -27,8 +28,8 @@ fn main() -> ExitCode {
     // row drives its agent, a bridge row the reference client through its bridge, any other
     // row its adapter program.
     use mcp_error_layers::__private::__run;
-    if std::env::var_os(sdk_rows::LOOPBACK_ONLY_VAR).is_some() {
-        if let Err(why) = loopback_only() {
+    if loopback::is_inner() {
+        if let Err(why) = loopback::check() {
             eprintln!("error: the agent row's network namespace is not loopback-only: {why}");
             return ExitCode::from(101);
         }
@@ -39,24 +40,6 @@ fn main() -> ExitCode {
     match sdk_setup::bridge() {
         Some(bridge) => __run(bridge, sdk_setup::config(), caller()),
         None => __run(sdk_setup::adapter(), sdk_setup::config(), caller()),
-    }
-}
-
-/// Checks that this process sees no network interface but `lo` (its namespace is the one
-/// `sdk_rows` made for an agent row): a connection that would leave the machine has no route.
-fn loopback_only() -> Result<(), String> {
-    // /proc/self/net is this namespace's (/sys/class/net is the one /sys was mounted in).
-    let table = std::fs::read_to_string("/proc/self/net/dev")
-        .map_err(|e| format!("/proc/self/net/dev: {e}"))?;
-    let names: Vec<String> = table
-        .lines()
-        .skip(2)
-        .filter_map(|line| line.split(':').next())
-        .map(|name| name.trim().to_owned())
-        .collect();
-    match names.iter().all(|name| name == "lo") {
-        true => Ok(()),
-        false => Err(format!("it has the interfaces {names:?}")),
     }
 }
 

@@ -7,6 +7,7 @@
 //! thread count and its reports its own, as they were when every row was a target.
 
 use super::sdk_setup::{ROW_VAR, Sdk, rows, set_up};
+use mcp_error_layers::adapter::process::loopback;
 use std::io::Write;
 use std::process::{Command, ExitCode, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -22,9 +23,6 @@ pub const LANES_VAR: &str = "MCP_ERROR_LAYERS_SDK_LANES";
 /// that an agent that would reach its vendor fails there and its report shows it, instead of
 /// being trusted; `host` runs it as any row. The row is set up (`npm ci`) before, outside.
 pub const AGENT_NETWORK_VAR: &str = "MCP_ERROR_LAYERS_AGENT_NETWORK";
-/// Set in an agent row's process that runs loopback-only: it checks, before its first case,
-/// that its network namespace has no interface but `lo`.
-pub const LOOPBACK_ONLY_VAR: &str = "MCP_ERROR_LAYERS_LOOPBACK_ONLY";
 /// How many agent rows run side by side (default 2, at most 8), after every other row: an
 /// agent row's cases wait on its start-ups and on stalled servers.
 pub const AGENT_LANES_VAR: &str = "MCP_ERROR_LAYERS_AGENT_LANES";
@@ -134,15 +132,9 @@ fn row_process(row: &str) -> Command {
     // Set up (npm ci) here, with the network, so that the row's own setup finds it done; a
     // setup that fails here runs the row as any other, to fail there with its reason.
     let set = loopback_only && Sdk::load(row).is_ok_and(|sdk| set_up(&sdk).is_ok());
+    // Inside, `loopback::INNER_VAR` makes the row check what it sees before its first case.
     let mut command = match set {
-        true => {
-            let mut unshare = Command::new("unshare");
-            unshare
-                .args(["-rn", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"])
-                .arg(exe)
-                .env(LOOPBACK_ONLY_VAR, "1");
-            unshare
-        }
+        true => loopback::command(exe),
         false => Command::new(exe),
     };
     command.args(std::env::args_os().skip(1)).env(ROW_VAR, row);
@@ -153,27 +145,20 @@ fn row_process(row: &str) -> Command {
 /// Where it cannot, an agent row runs as any row with a warning, or fails the run under
 /// `MCP_ERROR_LAYERS_REQUIRE_SDKS` (CI must prove it).
 fn namespaces_work(row: &str) -> bool {
-    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let works = *WORKS.get_or_init(|| {
-        Command::new("unshare")
-            .args(["-rn", "sh", "-c", "ip link set lo up"])
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if !works {
-        let required = std::env::var_os(super::sdk_setup::REQUIRE_VAR)
-            .is_some_and(|v| !v.is_empty() && v != "0");
-        eprintln!(
-            "{}: {row}: no loopback-only network namespace here (`unshare -rn sh -c 'ip link \
-             set lo up'` failed): the agent runs with the machine's network \
-             ({AGENT_NETWORK_VAR}=host says so without this warning)",
-            if required { "error" } else { "warning" }
-        );
-        if required {
-            std::process::exit(101);
-        }
+    let Err(why) = loopback::available() else {
+        return true;
+    };
+    let required =
+        std::env::var_os(super::sdk_setup::REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+    eprintln!(
+        "{}: {row}: no loopback-only network namespace here ({why}): the agent runs with the \
+         machine's network ({AGENT_NETWORK_VAR}=host says so without this warning)",
+        if required { "error" } else { "warning" }
+    );
+    if required {
+        std::process::exit(101);
     }
-    works
+    false
 }
 
 /// Whether `row` is an agent or a bridge row (`kind = "agent"` or `"bridge"` in its

@@ -130,7 +130,12 @@ pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) ->
         started,
         jobs: args.test_threads.unwrap_or_else(libtest_threads),
     };
-    finish(&harness, &resolved, &run)
+    let code = finish(&harness, &resolved, &run);
+    // The adapter's kept processes end with it; then whatever they started that is left.
+    drop(harness);
+    #[cfg(unix)]
+    crate::adapter::process::reaper::sweep(crate::adapter::process::reaper::Sweep::Marked);
+    code
 }
 
 /// How many trials libtest-mimic runs at once when `--test-threads` is not given: one per core.

@@ -28,10 +28,12 @@ mod group;
 mod home;
 mod kept;
 mod limits;
+pub mod loopback;
 mod oneshot;
 mod output;
 mod persistent;
 mod pipes;
+pub mod reaper;
 mod request;
 
 use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, Observes, StartUp};

@@ -5,6 +5,10 @@ use super::{Fatal, colour, write_to};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_error_layers::adapter::process::agent::AgentAdapter;
+use mcp_error_layers::adapter::process::bridge::BridgeAdapter;
+use mcp_error_layers::adapter::process::bridge::spec::BridgeSpec;
+use mcp_error_layers::adapter::process::loopback;
+use mcp_error_layers::adapter::process::reaper::{self, Sweep};
 use mcp_error_layers::adapter::process::{ProcessAdapter, conformance};
 use mcp_error_layers::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use mcp_error_layers::adapter::{Driver, DriverInfo};
@@ -55,6 +59,20 @@ pub struct RunArgs {
     /// what the agent told its model.
     #[arg(long, value_name = "FOLDER", conflicts_with_all = ["command", "conformance_client"])]
     agent: Option<PathBuf>,
+    /// Run a bridge or gateway instead (docs/bridges.md): the folder of its `adapter.toml`
+    /// (`kind = "bridge"`), installed there (`npm ci`) or in the folder's `.venv` (pip). Each
+    /// case starts the bridge against the case's server; the reference client calls through it
+    /// and the observation is what arrives downstream.
+    #[arg(long, value_name = "FOLDER",
+          conflicts_with_all = ["command", "conformance_client", "agent"])]
+    bridge: Option<PathBuf>,
+    /// The network of an agent or a bridge: `loopback` (the run, and every program it starts,
+    /// in a network namespace of its own with only loopback: a program that would reach its
+    /// vendor fails visibly), `host` (the machine's network: the agent or bridge can reach its
+    /// vendor, and anything else the machine reaches), or `auto` (loopback where the machine
+    /// can make the namespace, else the machine's network, said on the first line).
+    #[arg(long, value_name = "NETWORK", value_enum, default_value_t = Network::Auto)]
+    network: Network,
     /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
     /// after 503, 429 or a connection error) or `never`.
     #[arg(long, value_name = "POLICY", value_enum, default_value_t = Retry::RepeatableTools)]
@@ -133,7 +151,15 @@ impl RunArgs {
     /// Whether an adapter program runs (not the reference client): a command, a conformance
     /// client or an agent.
     fn has_program(&self) -> bool {
-        !self.command.is_empty() || self.conformance_client.is_some() || self.agent.is_some()
+        !self.command.is_empty()
+            || self.conformance_client.is_some()
+            || self.agent.is_some()
+            || self.bridge.is_some()
+    }
+
+    /// The row folder of an agent or a bridge, whose programs are someone else's.
+    fn row(&self) -> Option<&Path> {
+        self.agent.as_deref().or(self.bridge.as_deref())
     }
 
     /// The file `--<format>` names (clap's derive needs a field per flag; the match makes a new
@@ -165,6 +191,8 @@ Examples:
   mcp-error-layers run --json - | jq .counts     the JSON report on stdout, the live lines on stderr
   mcp-error-layers run --tap - --tap-version 13 | prove -   (a TAP 13 consumer)
   mcp-error-layers run --out reports/ -- python3 my_adapter.py
+  mcp-error-layers run --agent harness/adapters/codex        an agent, loopback only
+  mcp-error-layers run --bridge harness/adapters/mcp-remote  a bridge, loopback only
 
 Exit codes: 0 every case that counts passed, 1 a case failed, 2 the run cannot happen (a usage
 error, an unreadable folder, a report that cannot be written, a program that cannot be started).";
@@ -204,6 +232,9 @@ impl Human {
 pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
     let sources = args.selection.sources()?;
     check_adapter_flags(&args)?;
+    if let Some(inner) = isolate(&args)? {
+        return Ok(inner);
+    }
     let (paths, to_stdout) = report_paths(&args)?;
     let human = Human {
         to_stderr: to_stdout.is_some(),
@@ -215,6 +246,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
             let mut args = args.clone();
             args.jobs = args.jobs.or(Some(agent.spec().threads.unwrap_or(3)));
             run_with(&agent, sources, &args, human)
+        }
+        _ if args.bridge.is_some() => {
+            let bridge = bridge_adapter(args.bridge.as_deref().unwrap_or(Path::new(".")))?;
+            // A bridge's cases mostly wait for its own upstream timeout, on no core.
+            let mut args = args.clone();
+            args.jobs = args
+                .jobs
+                .or(Some(bridge.spec().threads.unwrap_or(BRIDGE_JOBS)));
+            run_with(&bridge, sources, &args, human)
         }
         Some((program, rest)) => {
             let adapter = process_adapter(program, rest, &args);
@@ -228,6 +268,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, Fatal> {
             human,
         ),
     };
+    // The client is dropped: whatever its programs started and left is killed and reaped.
+    reaper::sweep(Sweep::Every);
     let counts = Counts::of(&report.cases);
     human.line(&format!(
         "\n{counts}; {:.0} ms",
@@ -265,9 +307,123 @@ impl Retry {
     }
 }
 
+/// How many cases of a bridge row run at once unless its `adapter.toml` says: the most a row
+/// may ask for, as in `cargo test` (its cases wait for the bridge's own timeout).
+const BRIDGE_JOBS: usize = 16;
+
+/// `--network` as clap spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Network {
+    /// Loopback where the machine can make the namespace, else the machine's network (said).
+    #[default]
+    Auto,
+    /// Loopback only, or the run does not happen.
+    Loopback,
+    /// The machine's network: the agent or bridge can reach its vendor and anything else.
+    Host,
+}
+
+/// Runs an agent's or a bridge's run again inside a loopback-only network namespace
+/// ([`loopback`]): its exit code, once it is over. `None` when this process runs the cases
+/// itself: it is the inner run (checked: it sees only `lo`), the network is the host's, there
+/// is no agent or bridge, or no namespace can be made (said on the first line of stderr, or an
+/// error under `--network loopback`).
+fn isolate(args: &RunArgs) -> Result<Option<ExitCode>, Fatal> {
+    if args.row().is_none() {
+        return match args.network {
+            Network::Auto => Ok(None),
+            _ => Err(Fatal::new(
+                "--network is for --agent and --bridge (programs of others that the run \
+                 starts); an adapter program and the reference client use the machine's network",
+            )),
+        };
+    }
+    if loopback::is_inner() {
+        loopback::check().map_err(|why| {
+            Fatal::new(format!(
+                "{why}; the agent or bridge is not run (set up by this run's outer process with \
+                 `unshare -rn`; `--network host` runs it with the machine's network)"
+            ))
+        })?;
+        return Ok(None);
+    }
+    match (args.network, loopback::available()) {
+        (Network::Host, _) => Ok(None),
+        (_, Ok(())) => {
+            let exe = std::env::current_exe()
+                .map_err(|e| Fatal::new(format!("cannot find this program to run again: {e}")))?;
+            let status = loopback::command(exe)
+                .args(std::env::args_os().skip(1))
+                .status()
+                .map_err(|e| Fatal::new(format!("cannot run `unshare`: {e}")))?;
+            // The inner run's own code (0, 1 or 2); a signal that ended it is this run's error.
+            let code = status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(2);
+            Ok(Some(ExitCode::from(code)))
+        }
+        (Network::Loopback, Err(why)) => Err(Fatal::new(format!(
+            "--network loopback: no loopback-only network namespace here: {why}"
+        ))),
+        (_, Err(why)) => {
+            eprintln!(
+                "warning: no loopback-only network namespace here, so the agent or bridge runs \
+                 with the machine's network and can reach anything it reaches: {why} \
+                 (`--network host` runs so without this warning, `--network loopback` refuses)"
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// The bridge row in `folder`, installed: its `adapter.toml` read, and its `node_modules` there
+/// (npm) or its venv in `.venv` (pip), which is `{install}`.
+fn bridge_adapter(folder: &Path) -> Result<BridgeAdapter, Fatal> {
+    let spec = BridgeSpec::load(folder).map_err(|e| Fatal::new(other_kind(e, "agent")))?;
+    let folder = folder
+        .canonicalize()
+        .map_err(|e| Fatal::new(format!("{}: {e}", folder.display())))?;
+    let shown = folder.display();
+    let (install, fix) = match spec.install.as_str() {
+        "pip" => (
+            folder.join(".venv"),
+            format!(
+                "make its venv first with `python3 -m venv {shown}/.venv && {shown}/.venv/bin/pip \
+                 install -r {shown}/requirements.lock`"
+            ),
+        ),
+        _ => (
+            folder.clone(),
+            format!("install the bridge first with `npm ci --prefix {shown}`"),
+        ),
+    };
+    let installed = match spec.install.as_str() {
+        "pip" => install.join("bin"),
+        _ => install.join("node_modules"),
+    };
+    if !installed.is_dir() {
+        return Err(Fatal::new(format!(
+            "{}: not there: {fix}",
+            installed.display()
+        )));
+    }
+    Ok(BridgeAdapter::new(spec, install))
+}
+
+/// A row's `adapter.toml` error, with the flag that runs the other kind when it is that kind.
+fn other_kind(error: String, other: &str) -> String {
+    let is_other = error.contains(&format!("`kind = \"{other}\"`"))
+        || error.contains(&format!("unknown field `{other}`"));
+    match is_other {
+        true => format!("{error}; run it with `run --{other} FOLDER`"),
+        false => error,
+    }
+}
+
 /// The agent row in `folder`, installed: its `adapter.toml` read and its `node_modules` there.
 fn agent_adapter(folder: &Path) -> Result<AgentAdapter, Fatal> {
-    let agent = AgentAdapter::load(folder).map_err(Fatal::new)?;
+    let agent = AgentAdapter::load(folder).map_err(|e| Fatal::new(other_kind(e, "bridge")))?;
     if !folder.join("node_modules").is_dir() {
         return Err(Fatal::new(format!(
             "{}: no node_modules: install the agent first with `npm ci --prefix {}`",
@@ -306,12 +462,12 @@ enum TransportArg {
 /// and the reference client's with a program, and `--adapter` naming a client that is not
 /// there.
 fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
-    if args.agent.is_some()
+    if args.row().is_some()
         && (args.announce_timeout_ms.is_some() || args.start_up_timeout_ms.is_some())
     {
         return Err(Fatal::new(
             "--start-up-timeout-ms and --announce-timeout-ms are for an adapter program; an \
-             agent's start is bounded by its adapter.toml's `start_timeout_ms`",
+             agent's or a bridge's start is bounded by its adapter.toml's `start_timeout_ms`",
         ));
     }
     if args.conformance_client.is_some() && args.announce_timeout_ms.is_some() {
@@ -351,7 +507,7 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
 /// announced, else unknown. The reference client is `reference`, of this crate's version.
 fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
     let named = args.adapter_name.clone();
-    if let Some(folder) = &args.agent {
+    if let Some(folder) = args.row() {
         // The row's folder names it, as the matrix does.
         let folder_name = folder
             .canonicalize()
@@ -361,7 +517,10 @@ fn adapter_identity(args: &RunArgs, driver: &DriverInfo) -> AdapterInfo {
             name: named
                 .or(folder_name)
                 .or_else(|| driver.name.clone())
-                .unwrap_or_else(|| "agent".into()),
+                .unwrap_or_else(|| match args.agent {
+                    Some(_) => "agent".into(),
+                    None => "bridge".into(),
+                }),
             version: args.adapter_version.clone().or(driver.version.clone()),
         };
     }

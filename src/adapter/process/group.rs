@@ -6,7 +6,15 @@
 //! the group id, cannot be reused by an unrelated process. Only after the [`ProcessGroup`] is
 //! dropped (the group has been sent SIGKILL) does the watcher reap: the leader and any
 //! grandchildren that were re-parented to this process.
+//!
+//! A descendant that left the group (`setsid`, `setpgid`) is out of reach of the group kill, so
+//! each program carries a mark in its environment ([`reaper::GROUP_VAR`]): the drop, after the
+//! group kill, also kills every descendant of this process that carries the mark and everything
+//! below those (this process is the child subreaper, so one whose parent died is re-parented
+//! here and still found). The watcher reaps them after the group, each by pid and only once it
+//! is a child of this process, checked by its start time (never `waitpid(-1)`).
 
+use super::reaper::{self, Mark, Proc};
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{WaitStatus, waitpid};
@@ -48,15 +56,22 @@ impl fmt::Display for Exit {
 pub(super) struct ProcessGroup {
     pid: Pid,
     exit: ExitWatch,
-    /// Dropped with the group: tells the watcher it may reap.
-    _release: mpsc::Sender<()>,
+    /// The mark in its environment and its descendants'.
+    mark: Mark,
+    /// Tells the watcher it may reap, with the marked processes the drop killed (or, dropped
+    /// without a word, that there are none).
+    release: mpsc::Sender<Vec<Proc>>,
 }
 
 impl ProcessGroup {
-    /// Starts `command` as the leader of a new process group, with a watcher thread. The
-    /// returned `Child` is for its pipes only: the watcher reaps it, so never wait on it.
+    /// Starts `command` as the leader of a new process group, marked ([`reaper::GROUP_VAR`]),
+    /// with a watcher thread. The returned `Child` is for its pipes only: the watcher reaps
+    /// it, so never wait on it.
     pub(super) fn spawn(command: &mut Command) -> io::Result<(ProcessGroup, Child)> {
         adopt_orphans();
+        let mark = Mark::new();
+        // After whatever the caller set (an `env_clear` included): the mark always goes in.
+        command.env(reaper::GROUP_VAR, mark.value());
         let child = command.process_group(0).spawn()?;
         // A pid is a positive `pid_t`; the kernel never hands out one above `i32::MAX`.
         let pid = Pid::from_raw(i32::try_from(child.id()).map_err(std::io::Error::other)?);
@@ -69,13 +84,16 @@ impl ProcessGroup {
             .spawn(move || watch_group(pid, exit_tx, released));
         if let Err(error) = watcher {
             let _ = killpg(pid, Signal::SIGKILL);
+            let killed = mark.kill();
             reap_group(pid);
+            reaper::reap(&killed, None);
             return Err(error);
         }
         let group = ProcessGroup {
             pid,
             exit: ExitWatch(exit),
-            _release: release,
+            mark,
+            release,
         };
         Ok((group, child))
     }
@@ -125,16 +143,27 @@ impl Drop for ProcessGroup {
         // The leader is not reaped before this (see the module comment), so the group id
         // still names this group. ESRCH (all gone already) is fine.
         let _ = killpg(self.pid, Signal::SIGKILL);
+        // Then what left the group: the leader, still unreaped, is among the marked, and so
+        // are escapees below it or re-parented here.
+        let killed = self.mark.kill();
+        let _ = self.release.send(killed);
     }
 }
 
-/// The watcher thread: learn of the exit, publish it, wait for the release, kill and reap.
-fn watch_group(pid: Pid, exit_tx: watch::Sender<Option<Exit>>, released: mpsc::Receiver<()>) {
+/// The watcher thread: learn of the exit, publish it, wait for the release, kill and reap the
+/// group, then the marked processes the drop killed outside it.
+fn watch_group(
+    pid: Pid,
+    exit_tx: watch::Sender<Option<Exit>>,
+    released: mpsc::Receiver<Vec<Proc>>,
+) {
     let exit = wait_for_exit(pid);
     let _ = exit_tx.send(Some(exit));
-    let _ = released.recv(); // an error: the ProcessGroup was dropped
+    let killed = released.recv().unwrap_or_default(); // an error: dropped without a word
     let _ = killpg(pid, Signal::SIGKILL);
     reap_group(pid);
+    // After the group: a pid reaped there and reused is told apart by its start time.
+    reaper::reap(&killed, None);
 }
 
 /// Waits for the leader to end without reaping it, where the platform can.

@@ -3,6 +3,7 @@
 //! whose stderr nobody reads blocks once the pipe holds 64 KiB).
 
 use crate::adapter::StdioLaunch;
+use crate::adapter::process::reaper::{self, Mark};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -33,6 +34,9 @@ pub struct Pipe {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Incoming>,
     eof: bool,
+    /// The mark in its environment ([`reaper::GROUP_VAR`]): what it started that outlives it is
+    /// killed when the pipe is dropped.
+    mark: Mark,
 }
 
 impl Pipe {
@@ -55,6 +59,9 @@ impl Pipe {
                 command.current_dir(dir);
             }
         }
+        // After `env_clear`: the mark always goes in.
+        let mark = Mark::new();
+        command.env(reaper::GROUP_VAR, mark.value());
         let mut child = command.spawn()?;
         let (send, lines) = mpsc::channel(64);
         if let Some(stdout) = child.stdout.take() {
@@ -77,6 +84,7 @@ impl Pipe {
             stdin,
             lines,
             eof: false,
+            mark,
         })
     }
 
@@ -119,6 +127,20 @@ impl Pipe {
         drop(self.stdin.take());
         if self.ending().await.is_none() {
             let _ = self.child.kill().await;
+        }
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        // The server itself is killed and reaped by tokio (`kill_on_drop`); what it started
+        // is killed here, even what left its session, and reaped off this thread.
+        let killed = self.mark.kill();
+        let server = self.child.id();
+        if killed.iter().any(|p| Some(p.pid) != server) {
+            let _ = std::thread::Builder::new()
+                .name("stdio-reaper".into())
+                .spawn(move || reaper::reap(&killed, server));
         }
     }
 }
