@@ -586,6 +586,7 @@ mod coarse;
 mod era;
 mod explain;
 mod fidelity;
+mod fresh;
 mod libtest;
 mod observation;
 mod outcome;

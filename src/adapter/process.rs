@@ -25,7 +25,7 @@ pub mod bridge;
 mod concurrent;
 pub mod conformance;
 mod group;
-mod home;
+pub mod home;
 mod kept;
 mod limits;
 pub mod loopback;

@@ -49,6 +49,10 @@ impl Session {
 
 /// The stdio server's command line for one case run: a folder of its own holding the session
 /// file, removed when this is dropped.
+///
+/// The folder is private: a random name under the temporary folder made by an exclusive create,
+/// mode 0700, and the session file in it created new (mode 0600) without following a link; so
+/// nothing another user planted there is overwritten or read as the session (issue 44).
 #[derive(Debug)]
 pub struct StdioCommand {
     dir: PathBuf,
@@ -56,20 +60,27 @@ pub struct StdioCommand {
 }
 
 impl StdioCommand {
-    /// Writes the session for `wire` into a new folder under the temporary directory and names
-    /// `program` to serve it: `PROGRAM stdio-server --session FILE`.
+    /// Writes the session for `wire` into a new folder under the temporary directory
+    /// (`$TMPDIR/mcp-error-layers-stdio-PID-<random>/session.json`, PID this process's, so
+    /// that its servers can be told by their command line) and names `program` to serve it:
+    /// `PROGRAM stdio-server --session FILE`.
     pub fn create(program: &Path, wire: SocketAddr) -> std::io::Result<StdioCommand> {
-        let dir = unique_dir()?;
-        let file = dir.join("session.json");
+        let dir = crate::fresh::folder(&format!("mcp-error-layers-stdio-{}-", std::process::id()))?;
+        let file = dir.path().join("session.json");
         let text = serde_json::to_string(&Session::new(wire)).map_err(std::io::Error::other)?;
-        std::fs::write(&file, text)?;
+        crate::fresh::create_file(&file, text.as_bytes())
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
         let argv = vec![
             program.display().to_string(),
             "stdio-server".to_owned(),
             "--session".to_owned(),
             file.display().to_string(),
         ];
-        Ok(StdioCommand { dir, argv })
+        // From here on the folder is removed by `StdioCommand`'s own `Drop`.
+        Ok(StdioCommand {
+            dir: dir.keep(),
+            argv,
+        })
     }
 
     /// The command line, program first.
@@ -81,22 +92,17 @@ impl StdioCommand {
     pub fn session_file(&self) -> &str {
         &self.argv[3]
     }
+
+    /// The folder that holds the session file (removed when this is dropped).
+    pub fn folder(&self) -> &Path {
+        &self.dir
+    }
 }
 
 impl Drop for StdioCommand {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn unique_dir() -> std::io::Result<PathBuf> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::SeqCst);
-    let dir =
-        std::env::temp_dir().join(format!("mcp-error-layers-stdio-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
 
 /// What `stdio-server --probe` prints: the program serves stdio cases.

@@ -35,22 +35,29 @@ impl ConfigFile {
 }
 
 /// A fresh home folder (with `work` and `tmp` inside), removed when dropped.
+///
+/// Private: a random name under the temporary folder made by an exclusive create, mode 0700
+/// (never a folder that already exists, whoever planted it), its sub-folders mode 0700 too, and
+/// every file [`Home::write`] puts in it created exclusively without following a link. So a
+/// link or folder another user plants in the temporary folder never receives a row's config
+/// or hosts its program (issue 44).
 #[derive(Debug)]
-pub struct Home(pub PathBuf);
+pub struct Home(
+    /// The home's path.
+    pub PathBuf,
+);
 
 impl Home {
-    /// A new home named after `kind` (`agent`, `bridge`) and the client it serves.
+    /// A new home for a program of `kind` (`agent`, `bridge`) serving the client `client`:
+    /// `$TMPDIR/mcp-error-layers-KIND-PID-CLIENT-<random>`.
     pub fn new(kind: &str, client: u64) -> std::io::Result<Home> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = format!(
-            "mcp-error-layers-{kind}-{}-{client}-{n}",
-            std::process::id()
-        );
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(path.join("work"))?;
-        std::fs::create_dir_all(path.join("tmp"))?;
-        Ok(Home(path))
+        let pid = std::process::id();
+        let dir = crate::fresh::folder(&format!("mcp-error-layers-{kind}-{pid}-{client}-"))?;
+        for sub in ["work", "tmp"] {
+            crate::fresh::subfolders(dir.path(), Path::new(sub)).map_err(std::io::Error::other)?;
+        }
+        // From here on the home is removed by `Home`'s own `Drop`.
+        Ok(Home(dir.keep()))
     }
 
     /// The whole environment of a program run in this home: `PATH`, the locale and the time
@@ -78,16 +85,31 @@ impl Home {
 }
 
 impl Home {
-    /// Writes `files` under the home, each text filled by `fill`.
+    /// Writes `files` under the home, each text filled by `fill`: each folder on the way made
+    /// mode 0700 one at a time, each file created new (mode 0600) without following a link.
+    /// `Err` names the file's key and path when a link or a file is already there (nothing but
+    /// the harness should have written into the home before its program starts).
     pub fn write(&self, files: &[ConfigFile], fill: impl Fn(&str) -> String) -> Result<(), String> {
         for file in files {
-            let path = self.0.join(&file.path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
-            }
-            std::fs::write(&path, fill(&file.text))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            file.check()?;
+            let rel = Path::new(&file.path);
+            let named = |e: String| format!("`file.path = {:?}`: {e}", file.path);
+            let folder = match rel.parent() {
+                Some(parent) => crate::fresh::subfolders(&self.0, parent).map_err(named)?,
+                None => self.0.clone(),
+            };
+            let Some(name) = rel.file_name() else {
+                return Err(named("names no file".to_owned()));
+            };
+            let path = folder.join(name);
+            crate::fresh::create_file(&path, fill(&file.text).as_bytes()).map_err(|e| {
+                named(format!(
+                    "cannot write {}: {e} (the harness creates each file new and never \
+                     through a link: two `[[file]]`s with one path, or something else wrote \
+                     there first)",
+                    path.display()
+                ))
+            })?;
         }
         Ok(())
     }
