@@ -586,6 +586,7 @@ mod coarse;
 mod era;
 mod explain;
 mod fidelity;
+mod json_text;
 mod libtest;
 mod observation;
 mod outcome;
