@@ -587,6 +587,7 @@ mod era;
 mod explain;
 mod fidelity;
 mod fresh;
+mod json_text;
 mod libtest;
 mod observation;
 mod outcome;

@@ -149,7 +149,7 @@ fn stdio_kind(exchange: &Exchange) -> Option<String> {
     if path != paths::LINE {
         return None;
     }
-    let message: Option<serde_json::Value> = serde_json::from_str(&exchange.body).ok();
+    let message: Option<serde_json::Value> = crate::json_text::value(&exchange.body);
     Some(match (&exchange.jsonrpc_method, message) {
         (Some(method), _) => format!("stdin {method}"),
         (None, Some(m)) if m.get("id").is_some() => "stdin response".to_owned(),

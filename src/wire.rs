@@ -313,7 +313,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     if crate::stdio::action::is_stdio_path(&request.path) {
         return stdio::dispatch(shared, request);
     }
-    let message: Option<Value> = serde_json::from_slice(&request.body).ok();
+    let message: Option<Value> = crate::json_text::value(&request.body);
     let method = message
         .as_ref()
         .and_then(|m| m.get("method"))

@@ -180,3 +180,79 @@ fn judged(capture: &Capture, result: mcp_error_layers::model::api::ToolResult) -
     let told = Told::result(result, &spec.error_marks, 1);
     told::judge(&told, &facts).outcome.as_str().to_owned()
 }
+
+/// POSTs the raw `body` text (not necessarily what serde_json writes) to `path` on the model
+/// at `url`, in a task of its own; the response's head.
+fn send_raw(url: &str, path: &str, body: &str) -> tokio::task::JoinHandle<String> {
+    let (address, path, body) = (
+        url.trim_start_matches("http://").to_owned(),
+        path.to_owned(),
+        body.to_owned(),
+    );
+    tokio::spawn(async move {
+        let mut stream = TcpStream::connect(&address)
+            .await
+            .expect("the model listens");
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("a request goes out");
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .await
+            .expect("an answer comes");
+        answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    })
+}
+
+/// An agent that tells the model a tool result holding a lone surrogate escape (legal JSON,
+/// what JavaScript's `JSON.stringify` writes for a broken string) did tell it: the request is a
+/// turn, and its result is read with its text, the escape kept as its own six characters.
+#[test]
+fn a_tool_result_holding_a_lone_surrogate_is_read_with_its_text() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut model = ModelServer::start("synthetic").await.unwrap();
+        let url = model.url().to_owned();
+        let tools = r#""tools":[{"name":"mcp__probe__synthetic","input_schema":{"type":"object"}}]"#;
+        let first = format!(
+            r#"{{"model":"m","max_tokens":1,{tools},"messages":[{{"role":"user","content":"go"}}]}}"#
+        );
+        let asked = send_raw(&url, "/v1/messages", &first);
+        let turn = model.next_turn().await.expect("a turn");
+        turn.answer(Say::Call {
+            id: "toolu_1".into(),
+            arguments: serde_json::json!({}),
+        });
+        assert!(asked.await.unwrap().starts_with("HTTP/1.1 200"));
+        let after = format!(
+            r#"{{"model":"m","max_tokens":1,{tools},"messages":[{{"role":"user","content":"go"}},
+            {{"role":"assistant","content":[{{"type":"tool_use","id":"toolu_1","name":"mcp__probe__synthetic","input":{{}}}}]}},
+            {{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","is_error":false,
+              "content":[{{"type":"text","text":"broken \ud800 string"}}]}}]}}]}}"#
+        );
+        assert!(serde_json::from_str::<Value>(&after).is_err(), "serde_json alone refuses it");
+        let told = send_raw(&url, "/v1/messages", &after);
+        let turn = model.next_turn().await.expect("the second request is a turn too");
+        let result = turn.results.last().cloned().expect("a tool result read");
+        assert_eq!(result.call_id, "toolu_1");
+        assert_eq!(result.text, r"broken \ud800 string");
+        assert_eq!(result.flagged, Some(false));
+        turn.answer(Say::Text("done.".into()));
+        assert!(told.await.unwrap().starts_with("HTTP/1.1 200"));
+        assert_eq!(model.requests()[1].kind, "turn");
+    });
+}

@@ -6,7 +6,10 @@
 //!   call gets a verdict at once (no hang);
 //! - no case leaves a process behind: after every built-in stdio case, and after an adapter
 //!   that orphans its server in a session of its own;
-//! - a client that does not read its server's stderr deadlocks it, and the check says so.
+//! - a client that does not read its server's stderr deadlocks it, and the check says so;
+//! - a client that never reads its server's stdout keeps the server's memory bounded: past its
+//!   pending output the server stops reading stdin;
+//! - a `tools/call` holding a lone surrogate escape is answered.
 #![cfg(unix)]
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -14,9 +17,13 @@ use mcp_error_layers::adapter::process::ProcessAdapter;
 use mcp_error_layers::adapter::reference::ReferenceAdapter;
 use mcp_error_layers::case::{CaseSource, builtin};
 use mcp_error_layers::engine::{CaseRecord, Run, Verdict};
+use mcp_error_layers::stdio::StdioCommand;
+use mcp_error_layers::wire::WireServer;
 use mcp_error_layers::{AdapterReport, Outcome};
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn main() -> ExitCode {
@@ -46,6 +53,14 @@ fn main() -> ExitCode {
         Trial::test(
             "an_http_only_adapter_is_never_started_for_a_stdio_case",
             http_only,
+        ),
+        Trial::test(
+            "a_client_that_never_reads_stdout_keeps_the_server_under_its_bound",
+            never_read,
+        ),
+        Trial::test(
+            "a_call_holding_a_lone_surrogate_is_answered",
+            lone_surrogate,
         ),
     ];
     libtest_mimic::run(&args, trials).exit_code()
@@ -285,5 +300,158 @@ fn http_only() -> Result<(), Failed> {
     check(
         why.contains("HTTP only"),
         &format!("the reason says why: {why}"),
+    )
+}
+
+/// A stdio server of this binary started by hand for one case, with the test as its client:
+/// the wire server, the session folder, the process (killed when this is dropped).
+struct ByHand {
+    wire: WireServer,
+    _command: StdioCommand,
+    server: Child,
+}
+
+impl ByHand {
+    fn start(source: &CaseSource) -> ByHand {
+        let case = source.load().expect("the case loads").file;
+        let wire = WireServer::start(Arc::new(case)).expect("the wire server starts");
+        let exe = std::env::current_exe().expect("this executable");
+        let command = StdioCommand::create(&exe, wire.addr()).expect("a session folder");
+        let (program, args) = command.argv().split_first().expect("a program");
+        let server = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the stdio server starts");
+        ByHand {
+            wire,
+            _command: command,
+            server,
+        }
+    }
+
+    /// How many `tools/call` lines the server relayed so far.
+    fn calls_relayed(&self) -> usize {
+        self.wire.with_record(|record| {
+            let call = |e: &&mcp_error_layers::wire::Exchange| {
+                e.path == "/stdio/line" && e.jsonrpc_method.as_deref() == Some("tools/call")
+            };
+            record.iter().filter(call).count()
+        })
+    }
+}
+
+impl Drop for ByHand {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// The resident memory of process `pid`, in bytes (VmRSS in /proc/PID/status).
+fn resident(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// What the server may hold at most for a client that never reads (docs/stdio.md, "Bounds").
+const NEVER_READ_BOUND: u64 = 160 * 1024 * 1024;
+
+/// A client that writes call after call and never reads stdout. Each answer of
+/// `stdio/long-line-12mib` is 12 MiB: without back-pressure the server queued them all and grew
+/// by ~150 MB/s. With it, it relays a few calls, then stops reading stdin; its memory, sampled
+/// over 6 s, stays under the bound.
+fn never_read() -> Result<(), Failed> {
+    let source = builtin()
+        .into_iter()
+        .find(|c| c.id == "stdio/long-line-12mib")
+        .ok_or("the built-in case stdio/long-line-12mib")?;
+    let mut served = ByHand::start(&source);
+    let pid = served.server.id();
+    let mut stdin = served.server.stdin.take().ok_or("the server's stdin")?;
+    // Writes until the pipe stays full (the server stopped reading) and the server is killed.
+    let writer = std::thread::spawn(move || {
+        for id in 1..=5000 {
+            let line = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\
+                 \"params\":{{\"name\":\"synthetic\",\"arguments\":{{}}}}}}\n"
+            );
+            if stdin.write_all(line.as_bytes()).is_err() {
+                return id - 1;
+            }
+        }
+        5000
+    });
+    let mut peak = 0;
+    let mut samples = Vec::new();
+    for _ in 0..12 {
+        std::thread::sleep(Duration::from_millis(500));
+        let rss = resident(pid).ok_or("the server's /proc/PID/status")?;
+        samples.push(rss / (1024 * 1024));
+        peak = peak.max(rss);
+    }
+    let relayed = served.calls_relayed();
+    eprintln!("stdio server VmRSS (MiB), every 0.5 s: {samples:?}; tools/call relayed: {relayed}");
+    check(
+        relayed >= 2,
+        &format!("the server relayed calls and answered them ({relayed})"),
+    )?;
+    check(
+        peak < NEVER_READ_BOUND,
+        &format!(
+            "the server stayed under {} MiB (peak {} MiB: {samples:?} MiB)",
+            NEVER_READ_BOUND >> 20,
+            peak >> 20
+        ),
+    )?;
+    check(
+        relayed <= 4,
+        &format!(
+            "past its pending output the server stopped reading stdin ({relayed} calls relayed)"
+        ),
+    )?;
+    drop(served);
+    let written = writer.join().map_err(|_| "the writer thread")?;
+    check(
+        written < 5000,
+        "the client's writes were held back by the full pipe",
+    )
+}
+
+/// A `tools/call` whose arguments hold a lone surrogate escape (legal JSON grammar, what
+/// JavaScript's `JSON.stringify` writes for a broken string) gets the case's answer, and the
+/// record says what the server read.
+fn lone_surrogate() -> Result<(), Failed> {
+    let mut served = ByHand::start(&case("t/lone", OK_CALL));
+    let mut stdin = served.server.stdin.take().ok_or("the server's stdin")?;
+    let stdout = served.server.stdout.take().ok_or("the server's stdout")?;
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"synthetic","arguments":{"text":"\ud800"}}}"#;
+    check(
+        serde_json::from_str::<serde_json::Value>(line).is_err(),
+        "serde_json alone refuses the line",
+    )?;
+    stdin.write_all(format!("{line}\n").as_bytes())?;
+    stdin.flush()?;
+    // The answer, read on a thread: a server that never answers fails the test at 10 s.
+    let (sender, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut first);
+        let _ = sender.send(first);
+    });
+    let got = answer
+        .recv_timeout(Duration::from_secs(10))
+        .map_err(|_| "no answer within 10 s")?;
+    check(
+        got == "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n",
+        &format!("the case's answer, with the call's id: {got:?}"),
+    )?;
+    check(
+        served.calls_relayed() == 1,
+        "the record holds the line as a tools/call",
     )
 }

@@ -1310,3 +1310,25 @@ fn a_2025_case_answers_server_discover_as_a_recorded_2025_server_does() {
     let modern: Value = serde_json::from_str(body(&answer("2026-07-28"))).unwrap();
     assert_eq!(modern["result"]["supportedVersions"], json!(["2026-07-28"]));
 }
+
+/// A lone surrogate escape is legal JSON (what JavaScript's `JSON.stringify` writes for a
+/// broken string): the request is read as the `tools/call` it is, answered by the script with
+/// its id, and recorded byte for byte (docs/wire-server.md).
+#[test]
+fn a_call_holding_a_lone_surrogate_gets_the_scripted_reply_and_is_recorded() {
+    let server = serve("[[call.reply]]\nstatus = 200\njson = '{\"id\": \"$id\"}'\n");
+    let body = r#"{"jsonrpc":"2.0","id":"s\ud800","method":"tools/call","params":{"name":"synthetic","arguments":{"text":"\ud800","low":"\udc00"}}}"#;
+    assert!(
+        serde_json::from_str::<Value>(body).is_err(),
+        "serde_json alone refuses it"
+    );
+    let answer = post(server.addr(), body);
+    // The id's lone surrogate is echoed as the text of its escape.
+    assert_eq!(answer, json_200(r#"{"id":"s\\ud800"}"#));
+    let record = server.record();
+    assert_eq!(record.len(), 1);
+    assert_eq!(record[0].jsonrpc_method.as_deref(), Some("tools/call"));
+    assert!(record[0].is_tool_call());
+    assert_eq!(record[0].body, body, "the body is recorded as it came");
+    assert_eq!(record[0].reply.by, Answerer::Script);
+}

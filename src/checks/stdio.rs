@@ -119,7 +119,7 @@ fn server_requests(reply: &crate::case::StdioReply) -> Vec<Value> {
 
 fn answered(id: &Value, after: &[Exchange]) -> Result<(), String> {
     let answer = after.iter().filter(|e| e.path == paths::LINE).any(|e| {
-        let message: Option<Value> = serde_json::from_str(&e.body).ok();
+        let message: Option<Value> = crate::json_text::value(&e.body);
         message.is_some_and(|m| {
             m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
         })

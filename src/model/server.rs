@@ -225,7 +225,7 @@ async fn answer(
     body: String,
 ) -> (u16, Body) {
     let route = api::route(&method, &path);
-    let parsed: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let parsed: Value = crate::json_text::value(&body).unwrap_or(Value::Null);
     let turn_tool = match route {
         Route::Generate(api) => find_tool(&api.tools(&parsed), &shared.tool),
         _ => None,
@@ -365,7 +365,7 @@ fn model_safe(name: &str) -> String {
 
 /// The tools a side request offered, for a message: `[Bash, Read]`, or `no tools`.
 pub fn offered(request: &ModelRequest) -> String {
-    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+    let body: Value = crate::json_text::value(&request.body).unwrap_or(Value::Null);
     let tools = match api::route(&request.method, &request.path) {
         Route::Generate(api) => api.tools(&body),
         _ => Vec::new(),

@@ -2,9 +2,14 @@
 //! and carries out the actions it gets back.
 //!
 //! Three threads: the main one reads stdin and relays; a writer carries out actions in order
-//! (so a stalled or slow write never stops stdin from being read and recorded); a watcher holds
-//! a connection to the wire server open and exits the process when the wire server goes (the
-//! case is over), so that no case leaves a server behind, whoever started it.
+//! (so a stalled or slow write does not stop stdin from being read and recorded, up to
+//! `MAX_PENDING_OUTPUT`); a watcher holds a connection to the wire server open and exits the
+//! process when the wire server goes (the case is over), so that no case leaves a server
+//! behind, whoever started it.
+//!
+//! The output waiting for the writer is bounded: a client that sends calls and never reads
+//! stdout fills the pipe, the writer blocks, and once `MAX_PENDING_OUTPUT` bytes wait the
+//! reader stops reading stdin (back-pressure), as a real server whose writes block would.
 
 use super::action::{Action, Event, paths};
 use super::session::Session;
@@ -13,7 +18,7 @@ use std::io::{BufRead, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
 /// The longest stdin line relayed whole: 16 MiB (the wire server reads no larger body). A longer
@@ -22,6 +27,18 @@ pub const MAX_READ_LINE: usize = 16 * 1024 * 1024;
 
 /// The most an answer of the wire server may hold: a 16 MiB line and the JSON around it.
 const MAX_ANSWER_BYTES: u64 = 48 * 1024 * 1024;
+
+/// The most output the server holds for its writer: the answers read from the wire server and
+/// not yet carried out, the one being carried out included, 16 MiB (each counted by
+/// [`weight`]). Past it the reader waits for the writer before it reads the next stdin line.
+/// An answer larger than the bound is taken alone (the writer has nothing else pending), so one
+/// answer of the largest a case writes (a 16 MiB line) is always served. With the answer the
+/// reader holds while it waits, this keeps a server whose client never reads under the memory
+/// bound of docs/stdio.md ("Bounds").
+const MAX_PENDING_OUTPUT: usize = 16 * 1024 * 1024;
+
+/// What an action costs in [`weight`] besides the bytes it writes: its place in the queue.
+const ACTION_WEIGHT: usize = 64;
 
 /// How long one relay to the wire server may take: it is on loopback and answers at once.
 const RELAY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -63,14 +80,17 @@ pub fn serve(path: &Path) -> ExitCode {
         return ExitCode::from(1);
     }
     let (send, receive) = mpsc::channel::<Vec<Action>>();
-    std::thread::spawn(move || carry_out(wire, &receive));
-    relay_stdin(wire, &send);
+    let pending = Arc::new(Pending::default());
+    let freed = Arc::clone(&pending);
+    std::thread::spawn(move || carry_out(wire, &receive, &freed));
+    relay_stdin(wire, &send, &pending);
     report(wire, &Event::StdinClosed);
     ExitCode::SUCCESS
 }
 
-/// Reads stdin line by line and relays each; returns at end-of-file.
-fn relay_stdin(wire: SocketAddr, actions: &mpsc::Sender<Vec<Action>>) {
+/// Reads stdin line by line and relays each; returns at end-of-file. Each answer waits for room
+/// in `pending` before it is queued, and the next line is read only then.
+fn relay_stdin(wire: SocketAddr, actions: &mpsc::Sender<Vec<Action>>, pending: &Pending) {
     let mut stdin = std::io::stdin().lock();
     while let Some(line) = read_line(&mut stdin) {
         let answer = match post(wire, paths::LINE, &line) {
@@ -78,9 +98,55 @@ fn relay_stdin(wire: SocketAddr, actions: &mpsc::Sender<Vec<Action>>) {
             Err(_) => std::process::exit(0), // the case is over
         };
         let steps: Vec<Action> = serde_json::from_slice(&answer).unwrap_or_default();
+        drop(answer);
+        pending.take(weight(&steps));
         if actions.send(steps).is_err() {
             return;
         }
+    }
+}
+
+/// What a list of actions holds while it waits: the bytes it writes and [`ACTION_WEIGHT`] per
+/// action (so that even empty answers cannot pile up without bound).
+fn weight(steps: &[Action]) -> usize {
+    let written = |action: &Action| match action {
+        Action::Write(text) => text.len(),
+        _ => 0,
+    };
+    steps
+        .iter()
+        .map(|action| written(action).saturating_add(ACTION_WEIGHT))
+        .fold(ACTION_WEIGHT, usize::saturating_add)
+}
+
+/// The output queued for the writer, in [`weight`]s, bounded by [`MAX_PENDING_OUTPUT`]: the
+/// reader takes room before it queues an answer, the writer gives it back once the answer is
+/// carried out.
+#[derive(Debug, Default)]
+struct Pending {
+    held: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Pending {
+    /// Waits until `weight` more fits under [`MAX_PENDING_OUTPUT`] (or nothing is pending: an
+    /// answer larger than the bound goes alone), then holds it.
+    fn take(&self, weight: usize) {
+        let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let fits =
+            |held: &mut usize| *held == 0 || held.saturating_add(weight) <= MAX_PENDING_OUTPUT;
+        let mut held = self
+            .freed
+            .wait_while(held, |held| !fits(held))
+            .unwrap_or_else(PoisonError::into_inner);
+        *held = held.saturating_add(weight);
+    }
+
+    /// Gives back `weight` taken before.
+    fn give_back(&self, weight: usize) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        *held = held.saturating_sub(weight);
+        self.freed.notify_all();
     }
 }
 
@@ -120,12 +186,15 @@ fn skip_rest_of_line(input: &mut impl BufRead) {
     }
 }
 
-/// Carries out each list of actions in the order it came.
-fn carry_out(wire: SocketAddr, actions: &mpsc::Receiver<Vec<Action>>) {
+/// Carries out each list of actions in the order it came, giving its room in `pending` back
+/// once it is done.
+fn carry_out(wire: SocketAddr, actions: &mpsc::Receiver<Vec<Action>>, pending: &Pending) {
     while let Ok(steps) = actions.recv() {
+        let weight = weight(&steps);
         for step in steps {
             act(wire, step);
         }
+        pending.give_back(weight);
     }
 }
 
@@ -271,6 +340,44 @@ mod tests {
         assert_eq!(body_of(ok).as_deref(), Some(&b"[]"[..]));
         assert_eq!(body_of(b"HTTP/1.1 400 Bad\r\n\r\nno"), None);
         assert_eq!(body_of(b"HTTP/1.1 200 OK"), None);
+    }
+
+    #[test]
+    fn an_answer_weighs_its_written_bytes_and_a_little_per_action() {
+        assert_eq!(weight(&[]), ACTION_WEIGHT);
+        let steps = [Action::SleepMs(5), Action::Write("abc".into())];
+        assert_eq!(weight(&steps), 3 * ACTION_WEIGHT + 3);
+    }
+
+    #[test]
+    fn the_reader_waits_past_the_bound_until_the_writer_gives_room_back() {
+        let pending = Arc::new(Pending::default());
+        let big = MAX_PENDING_OUTPUT / 2 + 1;
+        pending.take(big);
+        let (taken, took) = mpsc::channel();
+        let reader = Arc::clone(&pending);
+        let waiter = std::thread::spawn(move || {
+            reader.take(big);
+            let _ = taken.send(());
+        });
+        // Two halves and a byte do not fit: the reader still waits after 200 ms...
+        assert!(took.recv_timeout(Duration::from_millis(200)).is_err());
+        // ...and goes on once the writer is done with the first (within 10 s).
+        pending.give_back(big);
+        assert!(took.recv_timeout(Duration::from_secs(10)).is_ok());
+        waiter.join().unwrap();
+        assert_eq!(*pending.held.lock().unwrap(), big);
+    }
+
+    #[test]
+    fn an_answer_larger_than_the_bound_goes_alone() {
+        let pending = Pending::default();
+        pending.take(MAX_PENDING_OUTPUT * 3);
+        assert_eq!(*pending.held.lock().unwrap(), MAX_PENDING_OUTPUT * 3);
+        pending.give_back(MAX_PENDING_OUTPUT * 3);
+        pending.take(1);
+        pending.take(MAX_PENDING_OUTPUT - 1);
+        assert_eq!(*pending.held.lock().unwrap(), MAX_PENDING_OUTPUT);
     }
 
     #[test]

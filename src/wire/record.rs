@@ -354,8 +354,8 @@ impl Record {
         let found = self.exchanges.iter().skip(skip).any(|e| {
             e.http_method == "POST"
                 && e.jsonrpc_method.is_none()
-                && serde_json::from_str::<Value>(&e.body)
-                    .is_ok_and(|m| m.get("id") == Some(id) && is_response(&m))
+                && crate::json_text::value(&e.body)
+                    .is_some_and(|m| m.get("id") == Some(id) && is_response(&m))
         });
         if found {
             Ok(())

@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
 pub(super) fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     let target = request.path.split('?').next().unwrap_or_default();
     let line = target == paths::LINE;
-    let message: Option<Value> = serde_json::from_slice(&request.body).ok();
+    let message: Option<Value> = crate::json_text::value(&request.body);
     let method = message
         .as_ref()
         .filter(|_| line)
