@@ -28,6 +28,7 @@ use forward::forward;
 use keep::{Finished, Keeper};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -49,6 +50,9 @@ pub const REQUEST_WITHIN: Duration = Duration::from_secs(60);
 /// ones) give it back within 10 s, so a new client waits at most that long for a slot. The
 /// body has the rest of [`REQUEST_WITHIN`].
 pub const REQUEST_HEAD_WITHIN: Duration = Duration::from_secs(10);
+
+/// How long a stop waits for answers being forwarded to end: 500 ms.
+pub const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// The most client connections open at once: 256. A client that opens more waits for one to
 /// close.
@@ -111,6 +115,8 @@ pub(super) struct Shared {
     options: RecorderOptions,
     client: reqwest::Client,
     budget: Arc<Budget>,
+    /// Answers being forwarded now (their head has come, their end not yet).
+    answering: AtomicUsize,
     /// Where the upstream requests run.
     upstream: upstream::Upstream,
     /// A busy proxy, for tests: how long its thread is held up once a request is uploaded.
@@ -121,10 +127,25 @@ pub(super) struct Shared {
 }
 
 impl Shared {
+    /// Counts an answer as being forwarded until dropped.
+    fn answering(&self) -> Answering<'_> {
+        self.answering.fetch_add(1, Ordering::SeqCst);
+        Answering(&self.answering)
+    }
+
     fn keep(&self, finished: Finished) {
         if let Ok(keeper) = self.keeper.lock() {
             let _ = keeper.send(finished);
         }
+    }
+}
+
+/// One answer being forwarded, counted in [`Shared::answering`].
+pub(super) struct Answering<'a>(&'a AtomicUsize);
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -158,8 +179,11 @@ impl Recorder {
         listener.set_nonblocking(true).map_err(listen_error)?;
         let addr = listener.local_addr().map_err(listen_error)?;
         let (stop, stopped) = watch::channel(false);
+        // The upstream's thread ends once the connections' has (it drops `upstream_stop`),
+        // after the answers being forwarded had their moment to end.
+        let (upstream_stop, upstream_stopped) = watch::channel(false);
         let (upstream, upstream_thread) =
-            upstream::Upstream::start(stop.subscribe()).map_err(listen_error)?;
+            upstream::Upstream::start(upstream_stopped).map_err(listen_error)?;
         let (sender, reports) = mpsc::unbounded_channel();
         let (keeper, keeper_thread) = Keeper {
             options: options.clone(),
@@ -172,6 +196,7 @@ impl Recorder {
             options,
             client,
             budget: Budget::new(MAX_HELD_BYTES),
+            answering: AtomicUsize::new(0),
             upstream,
             #[cfg(test)]
             busy,
@@ -181,7 +206,10 @@ impl Recorder {
             .enable_all()
             .build()
             .map_err(listen_error)?;
-        let thread = std::thread::spawn(move || runtime.block_on(serve(listener, shared, stopped)));
+        let thread = std::thread::spawn(move || {
+            runtime.block_on(serve(listener, shared, stopped));
+            drop(upstream_stop);
+        });
         Ok(Recorder {
             addr,
             stop,
@@ -268,6 +296,18 @@ async fn serve(
     let Ok(listener) = TcpListener::from_std(listener) else {
         return;
     };
+    accept(listener, &shared, &mut stopped).await;
+    // Answers still coming get a moment to end, so that an exchange whose client has its
+    // answer is written even when the stop comes at once (the end comes by way of the
+    // upstream's thread); a stalled one is dropped.
+    let until = tokio::time::Instant::now() + STOP_GRACE;
+    while shared.answering.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Accepts connections until told to stop.
+async fn accept(listener: TcpListener, shared: &Arc<Shared>, stopped: &mut watch::Receiver<bool>) {
     let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         // At most MAX_CONNECTIONS at once: the next accept waits for one to end. Stopping is
