@@ -514,6 +514,7 @@ mod tests {
             .lines()
             .find_map(|l| l.strip_prefix("delay_ms = "))
             .map_or(0, |ms| ms.parse().unwrap());
+        eprintln!("recorded delay_ms = {delay_ms} with the proxy busy for 3000 ms");
         assert!(delay_ms < 1000, "delay_ms = {delay_ms} in {case}");
     }
 }
