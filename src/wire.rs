@@ -258,6 +258,10 @@ async fn connection(mut stream: TcpStream, shared: Arc<Shared>) {
                 Some(Err(RequestReadError::Bad(why))) => {
                     break (refuse(&shared, &mut write, 400, &why).await, None);
                 }
+                Some(Err(too @ RequestReadError::TooLarge)) => {
+                    let why = too.to_string();
+                    break (refuse(&shared, &mut write, 400, &why).await, None);
+                }
                 None => {
                     let why = format!("no complete request within {} ms", within.as_millis());
                     break (refuse(&shared, &mut write, 408, &why).await, None);
@@ -422,8 +426,8 @@ fn pick(script: &Call, request: &Request, method: Option<&str>, earlier: &Seen) 
     }
 }
 
-/// Answers a request the server will not serve (`400`: it is not HTTP/1.1 we accept; `408`: it
-/// did not arrive in time) and records it, with `why` as its body.
+/// Answers a request the server will not serve (`400`: it is not HTTP/1.1 we accept, with `why`
+/// as a text body; `408`: it did not arrive in time) and records it, with `why` as its body.
 async fn refuse<W: tokio::io::AsyncWriteExt + Unpin>(
     shared: &Shared,
     write: &mut W,
@@ -437,7 +441,13 @@ async fn refuse<W: tokio::io::AsyncWriteExt + Unpin>(
         body: why.as_bytes().to_vec(),
     };
     let (reply, _) = dispatch(shared, &request);
-    let response = Response::empty(status).with_header("connection", "close");
+    let mut response = Response::empty(status).with_header("connection", "close");
+    if status == 400 {
+        // Why, for the person reading the client's error (`transfer coding "xchunked" is not
+        // supported: ...`).
+        response = response.with_header("content-type", "text/plain");
+        response.body = response::Body::Fixed(why.as_bytes().to_vec());
+    }
     reply.answered_by(Answerer::Error, Some(status));
     let _ = response::send(write, &reply, &response).await;
     Ending::Close

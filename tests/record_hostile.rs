@@ -232,6 +232,8 @@ fn unreadable_requests_get_400_and_ambiguous_framing_closes_the_connection() {
         "NOT-HTTP\r\n\r\n".to_owned(),
         "POST /mcp HTTP/1.1\r\ncontent-length: 99999999999\r\n\r\n".to_owned(),
         "POST /mcp HTTP/1.1\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n{}".to_owned(),
+        "POST /mcp HTTP/1.1\r\ntransfer-encoding: xchunked\r\ncontent-length: 2\r\n\r\n{}"
+            .to_owned(),
     ] {
         let mut stream = TcpStream::connect(addr).unwrap();
         stream
@@ -261,6 +263,39 @@ fn unreadable_requests_get_400_and_ambiguous_framing_closes_the_connection() {
     // read_to_string ends only when the proxy closes the connection.
     stream.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    drop(recorder);
+}
+
+/// 300 connections that send nothing, or part of a request head, hold every one of the 256
+/// slots; they give them back once the head bound (10 s) passes, so a new call is served
+/// within it (it used to wait 69 s: the 60 s bound on a whole request, and a round more).
+#[test]
+fn half_open_connections_give_their_slots_back_within_the_head_bound() {
+    let upstream = upstream();
+    let out = tempfile::tempdir().unwrap();
+    let recorder = recorder(&upstream, out.path());
+    let addr = recorder.addr();
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|n| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            if n % 2 == 1 {
+                stream
+                    .write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\n")
+                    .unwrap();
+            }
+            stream
+        })
+        .collect();
+    let started = Instant::now();
+    let answer = exchange(addr, &call_request(1, "ok"));
+    let served_in = started.elapsed();
+    eprintln!(
+        "a call was served {} ms after 300 half-open connections took every slot",
+        served_in.as_millis()
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(served_in < Duration::from_secs(30), "{served_in:?}");
+    drop(idle);
     drop(recorder);
 }
 

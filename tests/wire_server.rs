@@ -809,9 +809,14 @@ fn a_chunked_request_body_is_dechunked_before_it_is_answered() {
 fn a_malformed_request_line_gets_400_and_is_recorded() {
     let server = serve("[[call.reply]]\nstatus = 200\njson = '{}'\n");
     let answer = read_until_eof(&mut send(server.addr(), "nonsense\r\n\r\n"));
+    let why = "request line \"nonsense\"";
     assert_eq!(
         answer,
-        "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+        format!(
+            "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: text/plain\r\n\
+             content-length: {}\r\n\r\n{why}",
+            why.len()
+        )
     );
     let record = server.record();
     assert_eq!(record.len(), 1);
@@ -824,6 +829,45 @@ fn a_malformed_request_line_gets_400_and_is_recorded() {
         "the record says why: {:?}",
         record[0].body
     );
+}
+
+/// An unknown transfer coding, even beside a Content-Length, is answered 400 saying so (it used
+/// to be taken for chunked, and the connection closed without a word).
+#[test]
+fn an_unknown_transfer_coding_gets_400_saying_it_is_not_supported() {
+    let server = serve("[[call.reply]]\nstatus = 200\njson = '{}'\n");
+    let raw = request(&call(json!(1)), "Transfer-Encoding: xchunked\r\n");
+    let answer = read_until_eof(&mut send(server.addr(), &raw));
+    assert!(
+        answer.starts_with("HTTP/1.1 400 Bad Request\r\n"),
+        "{answer}"
+    );
+    assert!(
+        body(&answer).starts_with("transfer coding \"xchunked\" is not supported"),
+        "{answer}"
+    );
+    assert_eq!(server.record()[0].reply.status, Some(400));
+}
+
+/// 300 connections that send nothing or part of a request do not keep a new call waiting.
+#[test]
+fn a_call_is_served_at_once_while_300_half_open_connections_wait() {
+    let server = serve("[[call.reply]]\nstatus = 200\njson = '{}'\n");
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|n| match n % 2 {
+            0 => connect(server.addr()),
+            _ => send(server.addr(), "POST /mcp HTTP/1.1\r\nHost: x\r\n"),
+        })
+        .collect();
+    assert!(eventually(|| server.connections() >= 300));
+    let started = Instant::now();
+    let answer = post(server.addr(), &call(json!(7)));
+    eprintln!(
+        "a call was answered {} ms after 300 half-open connections",
+        started.elapsed().as_millis()
+    );
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    drop(idle);
 }
 
 #[test]

@@ -831,6 +831,37 @@ fn an_adapter_program_that_cannot_start_exits_2_with_one_line() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// An agent row whose program is missing stops before any case, with one line naming the
+/// program, the folder and the fix (it used to fail every case as an adapter error, exit 1).
+#[test]
+fn an_agent_whose_program_is_missing_exits_2_with_one_line() {
+    let dir = temp_dir("agent-missing");
+    std::fs::create_dir_all(dir.join("node_modules/.bin")).unwrap();
+    std::fs::write(
+        dir.join("adapter.toml"),
+        "kind = \"agent\"\nagent = \"a\"\nversion = \"1\"\ninstall = \"npm\"\napi = \
+         \"anthropic\"\ncommand = [\"{folder}/node_modules/.bin/nope\", \"-p\"]\n",
+    )
+    .unwrap();
+    let folder = dir.canonicalize().unwrap();
+    let output = run(&["run", "tool/", "--agent", folder.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot start the agent in "),
+        "{stderr}"
+    );
+    let program = folder.join("node_modules/.bin/nope");
+    assert!(
+        stderr.contains(&format!("{:?}", program.display().to_string())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("npm ci --prefix"), "{stderr}");
+    assert!(output.stdout.is_empty(), "{}", text(&output.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn libtest_list_into_a_closed_pipe_is_not_a_panic() {
     // The library's `main!` entry, as the root package's `cases` test target builds it; it is

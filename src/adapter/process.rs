@@ -567,9 +567,13 @@ fn locate(program: &std::ffi::OsStr) -> io::Result<std::path::PathBuf> {
     if program.as_encoded_bytes().contains(&b'/') {
         return executable(path);
     }
-    let dirs = std::env::var_os("PATH").unwrap_or_default();
+    locate_in(path, &std::env::var_os("PATH").unwrap_or_default())
+}
+
+/// [`locate`] of a name with no `/` in the folders of `dirs` (a `PATH` value).
+fn locate_in(path: &std::path::Path, dirs: &std::ffi::OsStr) -> io::Result<std::path::PathBuf> {
     let mut why = io::Error::from_raw_os_error(nix::errno::Errno::ENOENT as i32);
-    for dir in std::env::split_paths(&dirs) {
+    for dir in std::env::split_paths(dirs) {
         match executable(&dir.join(path)) {
             Ok(found) => return Ok(found),
             // A file that is there but cannot run says more than the ones that are missing.

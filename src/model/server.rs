@@ -4,19 +4,36 @@
 //! answer at once. Every request is kept whole, within bounds.
 
 use super::api::{self, Api, Body, Reply, Route, ToolResult};
-use crate::wire::http::{RequestReadError, read_request_with};
+use crate::wire::http::{RequestReadError, read_request};
 use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 /// The most requests one run's record keeps (later ones are answered, not kept).
 pub const MAX_REQUESTS: usize = 512;
-/// The most request bytes one run's record keeps, and the most a request may carry past what
-/// is kept (a larger one is answered 413).
+/// The most request bytes one run's record keeps (later requests are answered, not kept). One
+/// request's body may be up to 16 MiB (the wire server's reader's bound); a larger one is
+/// answered `413`.
 pub const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+/// The most connections the model serves at once: 16. The next is accepted once one ends, so
+/// the bodies the model holds at once are at most 16 × 16 MiB, however many connections an
+/// agent opens.
+pub const MAX_CONNECTIONS: usize = 16;
+/// How long a connection may take to send its request (from its accept): 60 s, after which it
+/// is answered `408` and closed, so a silent connection does not hold one of the
+/// [`MAX_CONNECTIONS`] for ever.
+pub const REQUEST_WITHIN: Duration = Duration::from_secs(60);
+/// After answering a request it did not read whole (`400`, `408`, `413`), the model reads and
+/// drops what the agent still sends, up to [`MAX_DRAIN_BYTES`] and for at most this long
+/// (5 s), before it closes: closing with unread bytes would reset the connection, and the
+/// agent would see a reset instead of the answer.
+pub const DRAIN_WITHIN: Duration = Duration::from_secs(5);
+/// The most bytes read and dropped after such an answer: 64 MiB.
+pub const MAX_DRAIN_BYTES: usize = 64 * 1024 * 1024;
 /// The most turns a run's driver is asked about; later turns end with the final text, so an
 /// agent that loops on the tool ends.
 pub const MAX_TURNS: usize = 32;
@@ -86,6 +103,8 @@ struct Shared {
     tool: String,
     requests: Mutex<Kept>,
     turns: mpsc::UnboundedSender<Turn>,
+    /// Connections being served now.
+    connections: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -124,6 +143,7 @@ impl ModelServer {
             tool: tool.to_owned(),
             requests: Mutex::new(Kept::default()),
             turns: turns_tx,
+            connections: AtomicUsize::new(0),
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         Ok(ModelServer {
@@ -158,6 +178,11 @@ impl ModelServer {
     pub fn seen(&self) -> usize {
         lock(&self.shared.requests).seen
     }
+
+    /// How many connections are being served now: at most [`MAX_CONNECTIONS`].
+    pub fn connections(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
+    }
 }
 
 fn lock(kept: &Mutex<Kept>) -> std::sync::MutexGuard<'_, Kept> {
@@ -165,32 +190,51 @@ fn lock(kept: &Mutex<Kept>) -> std::sync::MutexGuard<'_, Kept> {
     kept.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Accepts while fewer than [`MAX_CONNECTIONS`] are served; the next waits in the listen
+/// backlog until one ends.
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    while let Ok((stream, _)) = listener.accept().await {
-        tokio::spawn(serve(stream, Arc::clone(&shared)));
+    let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    while let Ok(permit) = Arc::clone(&open).acquire_owned().await {
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
+        shared.connections.fetch_add(1, Ordering::SeqCst);
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            serve(stream, &shared).await;
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            drop(permit);
+        });
     }
 }
 
-/// One connection, one request: the answer closes it.
-async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+/// One connection, one request: the answer closes it. A request not read whole is answered
+/// all the same (`400`, `408`, `413`), and what the agent still sends is drained before the
+/// close, so that it reads the answer.
+async fn serve(stream: TcpStream, shared: &Shared) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
-    let room = |length: usize| length <= MAX_KEPT_BYTES;
-    let (status, body) = match read_request_with(&mut reader, room).await {
-        Ok(request) => {
-            let method = request.method.as_str().to_owned();
-            let body = String::from_utf8_lossy(&request.body).into_owned();
-            answer(&shared, method, request.path, request.headers, body).await
-        }
-        Err(RequestReadError::Closed) => return,
-        Err(RequestReadError::NoRoom(length)) => (
-            413,
-            api::json(&error_body(&format!(
-                "a body of {length} bytes is past the bound"
-            ))),
-        ),
-        Err(e) => (400, api::json(&error_body(&e.to_string()))),
-    };
+    let refused = |status: u16, why: &str| (status, api::json(&error_body(why)), true);
+    let (status, body, unread) =
+        match tokio::time::timeout(REQUEST_WITHIN, read_request(&mut reader)).await {
+            Ok(Ok(request)) => {
+                let method = request.method.as_str().to_owned();
+                let body = String::from_utf8_lossy(&request.body).into_owned();
+                let (status, body) =
+                    answer(shared, method, request.path, request.headers, body).await;
+                (status, body, false)
+            }
+            Ok(Err(RequestReadError::Closed | RequestReadError::Io(_))) => return,
+            Ok(Err(RequestReadError::TooLarge | RequestReadError::NoRoom(_))) => refused(
+                413,
+                "the request body is larger than the scripted model's bound of 16 MiB",
+            ),
+            Ok(Err(e @ RequestReadError::Bad(_))) => refused(400, &e.to_string()),
+            Err(_) => refused(
+                408,
+                &format!("no complete request within {} s", REQUEST_WITHIN.as_secs()),
+            ),
+        };
     let head = format!(
         "HTTP/1.1 {status} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\ncache-control: \
          no-cache\r\nconnection: close\r\n\r\n",
@@ -201,12 +245,32 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>) {
     let _ = write.write_all(head.as_bytes()).await;
     let _ = write.write_all(&body.bytes).await;
     let _ = write.shutdown().await;
+    if unread {
+        drain(&mut reader).await;
+    }
+}
+
+/// Reads and drops what the peer still sends, until it closes, [`MAX_DRAIN_BYTES`] have come,
+/// or [`DRAIN_WITHIN`] has passed.
+async fn drain<R: AsyncRead + Unpin>(reader: &mut R) {
+    let mut sink = vec![0; 64 * 1024];
+    let mut left = MAX_DRAIN_BYTES;
+    let reading = async {
+        while left > 0 {
+            match reader.read(&mut sink).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_WITHIN, reading).await;
 }
 
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         404 => "Not Found",
+        408 => "Request Timeout",
         413 => "Payload Too Large",
         _ => "Bad Request",
     }
@@ -378,7 +442,96 @@ pub fn offered(request: &ModelRequest) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::find_tool;
+    use super::{MAX_CONNECTIONS, ModelServer, find_tool};
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    /// Generous: reached only when a test is failing.
+    const PATIENCE: Duration = Duration::from_secs(10);
+
+    /// What the server sends until it closes, as text.
+    async fn answer_of(stream: &mut TcpStream) -> String {
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer)).await;
+        read.expect("an answer within 10 s")
+            .expect("the answer, not a reset");
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// An agent that sends a body past the bound reads `413` (it used to get `400`, and often a
+    /// reset instead, as the model closed with the body unread).
+    #[tokio::test]
+    async fn a_body_past_the_bound_is_answered_413_and_the_agent_reads_it() {
+        let server = ModelServer::start("synthetic").await.unwrap();
+        let addr = server.url().trim_start_matches("http://").to_owned();
+        let stream = TcpStream::connect(&addr).await.unwrap();
+        let (mut read, mut write) = stream.into_split();
+        let length = 17 * 1024 * 1024;
+        let sending = tokio::spawn(async move {
+            let head = format!(
+                "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                 content-length: {length}\r\n\r\n"
+            );
+            write.write_all(head.as_bytes()).await?;
+            write.write_all(&vec![b' '; length]).await
+        });
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(PATIENCE, read.read_to_end(&mut answer)).await;
+        read.expect("an answer within 10 s")
+            .expect("the answer, not a reset");
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            answer.starts_with("HTTP/1.1 413 Payload Too Large\r\n"),
+            "{answer}"
+        );
+        assert!(answer.contains("16 MiB"), "{answer}");
+        // The whole body went: the model read what it did not keep.
+        let sent = tokio::time::timeout(PATIENCE, sending)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(sent.is_ok(), "{sent:?}");
+    }
+
+    /// However many connections an agent opens, at most [`MAX_CONNECTIONS`] are served at
+    /// once (each holding at most one 16 MiB body); the next is served once one ends.
+    #[tokio::test]
+    async fn connections_past_the_bound_wait_for_one_to_end() {
+        let server = ModelServer::start("synthetic").await.unwrap();
+        let addr = server.url().trim_start_matches("http://").to_owned();
+        // Each holder has begun a 1 MiB body and sends no more.
+        let mut holders = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            let mut stream = TcpStream::connect(&addr).await.unwrap();
+            let head = "POST /v1/messages HTTP/1.1\r\ncontent-length: 1048576\r\n\r\n{";
+            stream.write_all(head.as_bytes()).await.unwrap();
+            holders.push(stream);
+        }
+        let mut extra = TcpStream::connect(&addr).await.unwrap();
+        let request = "GET /v1/models HTTP/1.1\r\nhost: x\r\n\r\n";
+        extra.write_all(request.as_bytes()).await.unwrap();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while server.connections() < MAX_CONNECTIONS {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the holders are served"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // The extra one waits: not accepted, not answered.
+        let mut byte = [0; 1];
+        let early = tokio::time::timeout(Duration::from_millis(300), extra.read(&mut byte)).await;
+        assert!(
+            early.is_err(),
+            "answered while every slot was held: {early:?}"
+        );
+        assert_eq!(server.connections(), MAX_CONNECTIONS);
+        drop(holders.pop());
+        let answer = answer_of(&mut extra).await;
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(server.connections() <= MAX_CONNECTIONS);
+    }
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|n| (*n).to_owned()).collect()

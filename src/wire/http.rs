@@ -36,10 +36,31 @@ impl Request {
             .is_some_and(|v| v.eq_ignore_ascii_case("close"))
     }
 
-    /// Whether the body is chunked (the `Transfer-Encoding` names `chunked`).
+    /// Whether the body is chunked: the last coding the `Transfer-Encoding` names is
+    /// `chunked` (compared as a whole word, so `xchunked` is not).
     pub fn is_chunked(&self) -> bool {
-        self.header("transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+        self.transfer_codings()
+            .last()
+            .is_some_and(|coding| coding == "chunked")
+    }
+
+    /// The codings every `Transfer-Encoding` header names, in order, lowercased, without
+    /// parameters.
+    fn transfer_codings(&self) -> Vec<String> {
+        self.headers
+            .iter()
+            .filter(|(name, _)| name == "transfer-encoding")
+            .flat_map(|(_, value)| value.split(','))
+            .map(|coding| {
+                coding
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .filter(|coding| !coding.is_empty())
+            .collect()
     }
 
     /// Whether the request came with both a `Transfer-Encoding` and a `Content-Length`: its
@@ -111,6 +132,10 @@ pub enum RequestReadError {
     /// The bytes are not an HTTP/1.1 request we accept.
     #[error("bad request: {0}")]
     Bad(String),
+    /// The body is longer than the 16 MiB every reader allows (declared by its
+    /// `Content-Length`, or the running total of its chunks). The body has not been read.
+    #[error("body larger than 16 MiB")]
+    TooLarge,
     /// The body fits the request limits, but the reader had no room to hold it now
     /// ([`read_request_with`]); the length it would have held.
     #[error("no room for a body of {0} bytes now")]
@@ -136,6 +161,17 @@ pub async fn read_request_with<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     may_hold: impl FnMut(usize) -> bool,
 ) -> Result<Request, RequestReadError> {
+    let mut request = read_head(reader).await?;
+    request.body = read_body_with(reader, &request, may_hold).await?;
+    Ok(request)
+}
+
+/// The request line and headers of the next request, with an empty body (which
+/// [`read_body_with`] then reads): for a server that bounds the head's time apart from the
+/// body's. `Closed` at a clean end of the connection.
+pub async fn read_head<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+) -> Result<Request, RequestReadError> {
     let request_line = read_line(reader, true).await?;
     let mut parts = request_line.split(' ');
     let (Some(method), Some(path), Some(version)) = (parts.next(), parts.next(), parts.next())
@@ -150,14 +186,12 @@ pub async fn read_request_with<R: AsyncBufRead + Unpin>(
         )));
     }
     let headers = read_headers(reader).await?;
-    let mut request = Request {
+    Ok(Request {
         method: HttpMethod::Named(method.to_owned()),
         path: path.to_owned(),
         headers,
         body: Vec::new(),
-    };
-    request.body = read_body(reader, &request, may_hold).await?;
-    Ok(request)
+    })
 }
 
 async fn read_headers<R: AsyncBufRead + Unpin>(
@@ -181,16 +215,30 @@ async fn read_headers<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn read_body<R: AsyncBufRead + Unpin>(
+/// The body of `request`, whose head [`read_head`] read, asking `may_hold` as
+/// [`read_request_with`] says. A `Transfer-Encoding` whose codings are not just `chunked` is
+/// refused (`Bad`, RFC 9112 §6.1: the body's length could not be known), whatever
+/// `Content-Length` says.
+pub async fn read_body_with<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     request: &Request,
     mut may_hold: impl FnMut(usize) -> bool,
 ) -> Result<Vec<u8>, RequestReadError> {
-    if request.is_chunked() {
+    let codings = request.transfer_codings();
+    if let Some(other) = codings.iter().find(|coding| *coding != "chunked") {
+        return Err(RequestReadError::Bad(format!(
+            "transfer coding {other:?} is not supported: send the body with `Transfer-Encoding: \
+             chunked` or a `Content-Length`"
+        )));
+    }
+    if !codings.is_empty() {
         return read_chunked(reader, may_hold).await;
     }
     let length = content_length(request)?;
-    if length <= MAX_BODY && !may_hold(length) {
+    if length > MAX_BODY {
+        return Err(RequestReadError::TooLarge);
+    }
+    if !may_hold(length) {
         return Err(RequestReadError::NoRoom(length));
     }
     read_exact(reader, length).await
@@ -238,7 +286,7 @@ async fn read_chunked<R: AsyncBufRead + Unpin>(
             .checked_add(size)
             .is_none_or(|total| total > MAX_BODY)
         {
-            return Err(RequestReadError::Bad("body larger than 16 MiB".into()));
+            return Err(RequestReadError::TooLarge);
         }
         let total = body.len() + size;
         if !may_hold(total) {
@@ -254,7 +302,7 @@ async fn read_exact<R: AsyncBufRead + Unpin>(
     length: usize,
 ) -> Result<Vec<u8>, RequestReadError> {
     if length > MAX_BODY {
-        return Err(RequestReadError::Bad("body larger than 16 MiB".into()));
+        return Err(RequestReadError::TooLarge);
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).await?;
@@ -361,9 +409,41 @@ mod tests {
         let raw =
             b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\nffffffffffffffff\r\n";
         let err = parse(raw).await.unwrap_err();
+        assert!(matches!(err, RequestReadError::TooLarge), "{err}");
+        assert_eq!(err.to_string(), "body larger than 16 MiB");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_transfer_coding_is_refused_even_with_a_content_length() {
+        for coding in ["xchunked", "gzip, chunked", "chunked, gzip", "identity"] {
+            let raw = format!(
+                "POST / HTTP/1.1\r\nTransfer-Encoding: {coding}\r\nContent-Length: 2\r\n\r\n{{}}"
+            );
+            let err = parse(raw.as_bytes()).await.unwrap_err();
+            assert!(
+                matches!(err, RequestReadError::Bad(ref why) if why.contains("is not supported")),
+                "{coding}: {err}"
+            );
+        }
+        let chunked = b"POST / HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n";
+        assert_eq!(parse(chunked).await.unwrap().body, b"{}");
+    }
+
+    #[tokio::test]
+    async fn a_body_past_16_mib_is_too_large_before_any_of_it_is_read() {
+        let raw = b"POST / HTTP/1.1\r\nContent-Length: 16777217\r\n\r\n";
+        let mut asked = false;
+        let mut reader = tokio::io::BufReader::new(&raw[..]);
+        let err = read_request_with(&mut reader, |_| {
+            asked = true;
+            true
+        })
+        .await
+        .unwrap_err();
+        assert!(matches!(err, RequestReadError::TooLarge), "{err}");
         assert!(
-            matches!(err, RequestReadError::Bad(ref why) if why.contains("16 MiB")),
-            "{err}"
+            !asked,
+            "the bound is the reader's, before any room is asked for"
         );
     }
 

@@ -431,6 +431,7 @@ fn agent_adapter(folder: &Path) -> Result<AgentAdapter, Fatal> {
             folder.display()
         )));
     }
+    agent.check_startable().map_err(Fatal::new)?;
     Ok(agent)
 }
 

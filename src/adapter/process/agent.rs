@@ -69,6 +69,48 @@ impl AgentAdapter {
         Ok(AgentAdapter::new(spec, folder))
     }
 
+    /// Whether the agent's program can be started: the first word of its `command`, with
+    /// `{folder}` filled, names an executable file (looked up in the `PATH` the agent gets,
+    /// its row's `env.PATH` or the harness's, when it has no `/`), as its start would find it.
+    /// `Err` is the one line saying which program, in which folder, and the fix, for a run to
+    /// stop on before any case (a missing program would otherwise fail every case alike). A
+    /// program named through a placeholder only a run fills, or by a relative path, which the
+    /// agent's own working folder resolves, is left to the run.
+    pub fn check_startable(&self) -> Result<(), String> {
+        let folder = self.folder.to_string_lossy();
+        let fill = |word: &str| {
+            let filled = word.replace("{folder}", &folder);
+            let unknown = spec::PLACEHOLDERS.iter().any(|p| filled.contains(p));
+            (!unknown).then_some(filled)
+        };
+        let Some(program) = self.spec.command.first().and_then(|word| fill(word)) else {
+            return Ok(());
+        };
+        let path = Path::new(&program);
+        let found = if program.contains('/') {
+            if path.is_relative() {
+                return Ok(());
+            }
+            super::executable(path)
+        } else {
+            let dirs = match self.spec.env.get("PATH") {
+                Some(dirs) => match fill(dirs) {
+                    Some(dirs) => dirs.into(),
+                    None => return Ok(()),
+                },
+                None => std::env::var_os("PATH").unwrap_or_default(),
+            };
+            super::locate_in(path, &dirs)
+        };
+        found.map(|_| ()).map_err(|e| {
+            format!(
+                "cannot start the agent in {folder}: its program {program:?} (the first word of \
+                 `command` in adapter.toml): {e}; install the agent with `npm ci --prefix \
+                 {folder}`, or correct `command`"
+            )
+        })
+    }
+
     /// The row's `adapter.toml`.
     pub fn spec(&self) -> &AgentSpec {
         &self.spec
@@ -267,5 +309,56 @@ fn log_requests(log: &AdapterLog, requests: &[ModelRequest], from: usize) {
             request.kind,
             request.body.len()
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(folder: &Path, command: &str, env: &str) -> AgentAdapter {
+        let text = format!(
+            "kind = \"agent\"\nagent = \"a\"\nversion = \"1\"\ninstall = \"npm\"\napi = \
+             \"anthropic\"\ncommand = [{command:?}, \"-p\"]\n{env}"
+        );
+        AgentAdapter::new(AgentSpec::parse(&text).unwrap(), folder)
+    }
+
+    #[test]
+    fn a_missing_agent_program_is_one_line_naming_it_the_folder_and_the_fix() {
+        let folder = tempfile::tempdir().unwrap();
+        let shown = folder.path().display().to_string();
+        let bin = folder.path().join("node_modules/.bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let missing = agent(folder.path(), "{folder}/node_modules/.bin/claude", "");
+        let why = missing.check_startable().unwrap_err();
+        assert!(!why.contains('\n'), "{why}");
+        for part in [
+            format!("\"{shown}/node_modules/.bin/claude\""),
+            format!("cannot start the agent in {shown}"),
+            format!("npm ci --prefix {shown}"),
+            "No such file or directory".to_owned(),
+        ] {
+            assert!(why.contains(&part), "{part:?} in {why}");
+        }
+        let on_no_path = agent(folder.path(), "no-such-agent-program", "");
+        assert!(on_no_path.check_startable().is_err());
+        // The row's own PATH is where a bare name is looked for.
+        use std::os::unix::fs::PermissionsExt;
+        let program = bin.join("claude");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = agent(folder.path(), "{folder}/node_modules/.bin/claude", "");
+        assert_eq!(found.check_startable(), Ok(()));
+        let row_path = "[env]\nPATH = \"{folder}/node_modules/.bin\"\n";
+        assert_eq!(
+            agent(folder.path(), "claude", row_path).check_startable(),
+            Ok(())
+        );
+        // Only a run knows what `{home}` is.
+        assert_eq!(
+            agent(folder.path(), "{home}/x", "").check_startable(),
+            Ok(())
+        );
     }
 }

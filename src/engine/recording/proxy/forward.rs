@@ -5,7 +5,8 @@
 
 use super::budget::Held;
 use super::keep::{Ended, Finished, Taken, millis};
-use super::{Shared, UPSTREAM_HEAD_TIMEOUT, refuse, upload};
+use super::upstream::{Body, Piece};
+use super::{Shared, refuse, upload};
 use crate::wire::http::Request;
 use serde_json::Value;
 use std::time::Instant;
@@ -21,6 +22,12 @@ const HOP_HEADERS: [&str; 7] = [
     "te",
     "upgrade",
 ];
+
+/// Once the client has left, how long the upstream still has to end its answer before the
+/// exchange is kept as one the client left (a stall): 100 ms. A client that reads the last
+/// event and closes does so as the upstream ends the stream, whose end comes by way of the
+/// upstream's thread; its answer is complete, not a stall.
+const CLIENT_LEFT_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Forwards one request and streams its answer back; whether the connection stays usable.
 /// `held` is this request's share of the shared budget; the answer taken down grows it.
@@ -38,18 +45,22 @@ where
     let message: Option<Value> = serde_json::from_slice(&request.body).ok();
     let (body, uploaded) = upload::body(std::mem::take(&mut request.body).into());
     let sent = Instant::now();
-    let send = tokio::time::timeout(
-        UPSTREAM_HEAD_TIMEOUT,
-        upstream_request(shared, &request, body).send(),
-    );
-    let response = tokio::select! {
-        answered = send => match answered {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => return bad_gateway(out, &format!("upstream failed: {e}")).await,
-            Err(_) => {
-                let why = format!("upstream sent no status line within {} s", UPSTREAM_HEAD_TIMEOUT.as_secs());
-                return bad_gateway(out, &why).await;
-            }
+    let sending = shared
+        .upstream
+        .send(upstream_request(shared, &request, body));
+    #[cfg(test)]
+    if !shared.busy.is_zero() {
+        // A busy proxy: its thread does something else from when the request is on its way
+        // until well after the upstream has answered.
+        while !uploaded.done() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        std::thread::sleep(shared.busy);
+    }
+    let body = tokio::select! {
+        answered = sending => match answered {
+            Ok(body) => body,
+            Err(why) => return bad_gateway(out, &why).await,
         },
         () = gone(client) => {
             if let Some(message) = message {
@@ -58,40 +69,64 @@ where
             return false;
         }
     };
-    let head_at = Instant::now();
+    let Body {
+        answered: mut answer,
+        task,
+    } = body;
+    // The wait is the upstream's: from the request's last byte taken to be written to its
+    // answer's head, both seen on the upstream's runtime (not when this task got to it).
+    let head_at = answer.at;
     let head_ms = millis(head_at.saturating_duration_since(uploaded.at_or(sent)));
-    let mut taken = Taken::new(&response, head_ms, held);
-    if write_head(out, &response).await.is_err() {
+    let mut taken = Taken::new(answer.status, &answer.headers, head_ms, held);
+    if write_head(out, answer.status, &answer.headers)
+        .await
+        .is_err()
+    {
         return false;
     }
     let chunked = crate::case::http::has_body(taken.status);
-    let mut response = response;
+    let _answering = shared.answering();
+    // Once the client has left: until when the upstream may still end its answer.
+    let mut client_left: Option<tokio::time::Instant> = None;
     let end = loop {
-        let chunk = tokio::select! {
-            chunk = response.chunk() => chunk,
-            () = gone(client) => break Ended::ClientLeft(sent.elapsed()),
+        let piece = match client_left {
+            None => tokio::select! {
+                biased;
+                piece = answer.pieces.recv() => piece,
+                () = gone(client) => {
+                    client_left = Some(tokio::time::Instant::now() + CLIENT_LEFT_GRACE);
+                    continue;
+                }
+            },
+            Some(until) => match tokio::time::timeout_at(until, answer.pieces.recv()).await {
+                Ok(piece) => piece,
+                Err(_) => break Ended::ClientLeft(sent.elapsed()),
+            },
         };
-        match chunk {
-            Ok(Some(chunk)) => {
+        match piece.unwrap_or(Piece::Cut) {
+            Piece::Chunk(chunk, at) => {
                 // Only a JSON-RPC request's answer can become or inform a case: a GET's
                 // stream passes through untaken.
                 if message.is_some() {
-                    taken.add(&chunk, millis(head_at.elapsed()));
+                    taken.add(&chunk, millis(at.saturating_duration_since(head_at)));
                 }
-                let framed =
-                    [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
-                if chunked && out.write_all(&framed).await.is_err() {
-                    break Ended::ClientLeft(sent.elapsed());
+                if client_left.is_none() && chunked {
+                    let framed =
+                        [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat();
+                    if out.write_all(&framed).await.is_err() {
+                        client_left = Some(tokio::time::Instant::now() + CLIENT_LEFT_GRACE);
+                    }
                 }
             }
-            Ok(None) => break Ended::Complete,
-            Err(_) => break Ended::Cut,
+            Piece::End => break Ended::Complete,
+            Piece::Cut => break Ended::Cut,
         }
     };
-    // Dropping the response closes the upstream connection when its body did not end.
-    drop(response);
-    let mut client_ok = !matches!(end, Ended::ClientLeft(_));
-    if chunked && end == Ended::Complete {
+    // Dropping the answer closes the upstream connection when its body did not end.
+    drop(answer);
+    drop(task);
+    let mut client_ok = client_left.is_none();
+    if client_ok && chunked && end == Ended::Complete {
         client_ok = out.write_all(b"0\r\n\r\n").await.is_ok();
     }
     let _ = out.flush().await;
@@ -128,15 +163,15 @@ fn upstream_request(
 
 async fn write_head<W: AsyncWriteExt + Unpin>(
     out: &mut W,
-    response: &reqwest::Response,
+    status: reqwest::StatusCode,
+    headers: &reqwest::header::HeaderMap,
 ) -> std::io::Result<()> {
-    let status = response.status();
     let mut head = format!(
         "HTTP/1.1 {} {}\r\n",
         status.as_u16(),
         status.canonical_reason().unwrap_or("")
     );
-    for (name, value) in response.headers() {
+    for (name, value) in headers {
         if !HOP_HEADERS.contains(&name.as_str()) {
             head.push_str(&format!(
                 "{name}: {}\r\n",

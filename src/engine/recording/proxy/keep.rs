@@ -43,11 +43,15 @@ pub(super) struct Taken {
 }
 
 impl Taken {
-    pub(super) fn new(response: &reqwest::Response, head_ms: u64, held: Held) -> Self {
+    pub(super) fn new(
+        status: reqwest::StatusCode,
+        headers: &reqwest::header::HeaderMap,
+        head_ms: u64,
+        held: Held,
+    ) -> Self {
         Taken {
-            status: response.status().as_u16(),
-            headers: response
-                .headers()
+            status: status.as_u16(),
+            headers: headers
                 .iter()
                 .map(|(n, v)| {
                     (

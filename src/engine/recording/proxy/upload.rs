@@ -19,6 +19,12 @@ const PIECE: usize = 64 * 1024;
 pub(super) struct Uploaded(Arc<Mutex<Option<Instant>>>);
 
 impl Uploaded {
+    /// Whether the body was all taken to be written.
+    #[cfg(test)]
+    pub(super) fn done(&self) -> bool {
+        self.0.lock().is_ok_and(|at| at.is_some())
+    }
+
     /// When the body was all taken to be written, or `fallback` if it never was.
     pub(super) fn at_or(&self, fallback: Instant) -> Instant {
         self.0.lock().ok().and_then(|at| *at).unwrap_or(fallback)
