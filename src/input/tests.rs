@@ -27,7 +27,7 @@ fn folder() -> tempfile::TempDir {
 fn a_regular_file_at_the_bound_is_read_whole() {
     let dir = folder();
     let path = dir.path().join("session.json");
-    let bound = Kind::Session.bound() as usize;
+    let bound = usize::try_from(Kind::Session.bound()).unwrap();
     std::fs::write(&path, vec![b'x'; bound]).unwrap();
     let bytes = read_within_10s(&path, Kind::Session).unwrap();
     assert_eq!(bytes.len(), bound);
@@ -38,7 +38,11 @@ fn a_regular_file_at_the_bound_is_read_whole() {
 fn one_byte_over_the_bound_is_an_error_naming_the_bound_and_the_file() {
     let dir = folder();
     let path = dir.path().join("session.json");
-    std::fs::write(&path, vec![b'x'; Kind::Session.bound() as usize + 1]).unwrap();
+    std::fs::write(
+        &path,
+        vec![b'x'; usize::try_from(Kind::Session.bound()).unwrap() + 1],
+    )
+    .unwrap();
     let error = read_within_10s(&path, Kind::Session).unwrap_err();
     assert!(matches!(error.problem, Problem::TooLarge { .. }), "{error}");
     let message = error.to_string();
