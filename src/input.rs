@@ -42,11 +42,13 @@ pub enum Kind {
     Har,
     /// A captured HTTP response for `classify` (a file or standard input).
     Capture,
+    /// A list of case ids, one a line (the agent rows' sample, `MCP_ERROR_LAYERS_AGENT_CASES`).
+    CaseList,
 }
 
 impl Kind {
     /// Every kind, in the order `docs/inputs.md` lists them.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Case,
         Kind::AdapterSpec,
         Kind::Baseline,
@@ -55,6 +57,7 @@ impl Kind {
         Kind::History,
         Kind::Har,
         Kind::Capture,
+        Kind::CaseList,
     ];
 
     /// The most bytes an input of this kind may hold. Each is far above what the input really
@@ -73,7 +76,8 @@ impl Kind {
     /// - a HAR file: 256 MiB; a browser's capture holds every request of a session, bodies
     ///   included (`import` keeps only the `tools/call` ones);
     /// - a captured response: 64 MiB; the wire server answers at most 16 MiB of body, and a
-    ///   capture of a real server's answer is a few times that at most.
+    ///   capture of a real server's answer is a few times that at most;
+    /// - a list of case ids: 64 KiB; every built-in id, one a line, is about 5 KiB.
     pub const fn bound(self) -> u64 {
         match self {
             Kind::Case => MIB,
@@ -84,6 +88,7 @@ impl Kind {
             Kind::History => 16 * MIB,
             Kind::Har => 256 * MIB,
             Kind::Capture => 64 * MIB,
+            Kind::CaseList => 64 * KIB,
         }
     }
 
@@ -98,15 +103,19 @@ impl Kind {
             Kind::History => "a history file",
             Kind::Har => "a HAR file",
             Kind::Capture => "a captured response",
+            Kind::CaseList => "a list of case ids",
         }
     }
 
     /// What to do about an input past the bound.
     const fn fix(self) -> &'static str {
         match self {
-            Kind::Case | Kind::AdapterSpec | Kind::Baseline | Kind::Session | Kind::History => {
-                "is it the right file?"
-            }
+            Kind::Case
+            | Kind::AdapterSpec
+            | Kind::Baseline
+            | Kind::Session
+            | Kind::History
+            | Kind::CaseList => "is it the right file?",
             Kind::Report => "is it a report written by `mcp-error-layers run --json`?",
             Kind::Har => "split the capture, or export only the MCP endpoint's requests",
             Kind::Capture => "keep the status line, the headers and the start of the body",
