@@ -14,9 +14,6 @@ use std::path::Path;
 /// run these and list the others as ignored. Unset: every case.
 pub const AGENT_CASES_VAR: &str = "MCP_ERROR_LAYERS_AGENT_CASES";
 
-/// The largest sample file read: 64 KiB, some hundred times the built-in ids' length.
-const MAX_SAMPLE_BYTES: u64 = 64 * 1024;
-
 /// The built-in cases an agent or bridge row leaves out under [`AGENT_CASES_VAR`]: none when it is unset;
 /// an error naming the file (and the line) when it cannot be read or names no case.
 pub fn left_out() -> Result<Vec<String>, String> {
@@ -46,15 +43,9 @@ fn outside(known: Vec<String>, sample: &BTreeSet<String>) -> Vec<String> {
 /// The ids `path` lists, each one of `known`.
 fn read_sample(path: &Path, known: &[String]) -> Result<BTreeSet<String>, String> {
     let shown = format!("{AGENT_CASES_VAR}={}", path.display());
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("{shown}: cannot read the file: {e}"))?
-        .len();
-    if size > MAX_SAMPLE_BYTES {
-        return Err(format!(
-            "{shown}: {size} bytes, more than the {MAX_SAMPLE_BYTES} a list of case ids needs"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let text =
+        mcp_error_layers::input::read_to_string(path, mcp_error_layers::input::Kind::CaseList)
+            .map_err(|e| format!("{shown}: {}", e.why()))?;
     let mut sample = BTreeSet::new();
     for (at, line) in text.lines().enumerate() {
         let id = line.split('#').next().unwrap_or("").trim();

@@ -30,6 +30,7 @@ use mcp_error_layers::adapter::process::agent::spec::AgentSpec;
 use mcp_error_layers::adapter::process::bridge::BridgeAdapter;
 use mcp_error_layers::adapter::process::bridge::spec::BridgeSpec;
 use mcp_error_layers::case::Transport;
+use mcp_error_layers::input;
 use mcp_error_layers::report::{Format, ReportPaths};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -189,8 +190,8 @@ impl Sdk {
     /// `harness/adapters/`: a conformance client under `harness/conformance-clients/`).
     pub fn load_from(folder: &Path, name: &str) -> Result<Sdk, String> {
         let path = folder.join("adapter.toml");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text =
+            input::read_to_string(&path, input::Kind::AdapterSpec).map_err(|e| e.to_string())?;
         if text.lines().any(|line| line.trim() == "kind = \"agent\"") {
             let spec = AgentSpec::load(folder)?;
             return Ok(Sdk::of_agent(spec, folder, name));

@@ -41,7 +41,7 @@ impl Baseline {
     /// Reads `path` (`shown` names it in problems). A missing file is `None` unless
     /// `required`; an unreadable one is a problem.
     pub fn load(path: &Path, shown: &str, required: bool) -> Option<Loaded> {
-        match std::fs::read_to_string(path) {
+        match crate::input::read_to_string(path, crate::input::Kind::Baseline) {
             Ok(text) => {
                 let mut loaded = Baseline::parse(&text);
                 for problem in &mut loaded.problems {
@@ -49,10 +49,10 @@ impl Baseline {
                 }
                 Some(loaded)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => None,
+            Err(e) if e.is_not_found() && !required => None,
             Err(e) => Some(Loaded {
                 baseline: Baseline::default(),
-                problems: vec![format!("cannot read the baseline {shown}: {e}")],
+                problems: vec![format!("cannot read the baseline {shown}: {}", e.why())],
             }),
         }
     }
@@ -257,5 +257,29 @@ mod tests {
             "{:?}",
             loaded.problems
         );
+    }
+
+    /// `/dev/zero` and a FIFO nobody writes are problems naming what they are, within 10 s,
+    /// even when the baseline is optional: they exist.
+    #[test]
+    fn a_baseline_of_dev_zero_or_a_fifo_is_a_problem_naming_its_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("baseline.toml");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        for (path, what) in [
+            (fifo, "is a FIFO, not a regular file"),
+            (
+                std::path::PathBuf::from("/dev/zero"),
+                "is a character device, not a regular file",
+            ),
+        ] {
+            let (send, receive) = std::sync::mpsc::channel();
+            std::thread::spawn(move || send.send(Baseline::load(&path, "b.toml", false)));
+            let loaded = receive
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("the baseline is read within 10 s")
+                .expect("a file that exists is read");
+            assert!(loaded.problems[0].contains(what), "{:?}", loaded.problems);
+        }
     }
 }

@@ -555,7 +555,9 @@
 //!   ([`report::json`], for tools that read reports), `diff`, `report merge` and the history
 //!   pages;
 //! - [`classify`]: the reference classifier, for a gateway or a client that wants the spec's
-//!   rules; it needs nothing else of the crate.
+//!   rules; it needs nothing else of the crate;
+//! - [`input`]: the one bounded reader of every file the harness reads on a user's word (a
+//!   regular file only, up to a bound per kind of input; docs/inputs.md).
 //!
 //! [`main!`], the command line (`cli/`, a package of its own), this repository's SDK rows and
 //! its benches drive the same [`engine::Run`]. The one hidden module, `__private`, is what
@@ -564,12 +566,13 @@
 #![warn(missing_docs)]
 
 // The documented API: what a client crate, a gateway, the command line and a reader of JSON
-// reports use. Eight modules; everything else is the engine's inside.
+// reports use. Ten modules; everything else is the engine's inside.
 pub mod adapter;
 pub mod case;
 pub mod classify;
 pub mod engine;
 pub mod hop;
+pub mod input;
 pub mod model;
 pub mod report;
 pub mod stdio;

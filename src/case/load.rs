@@ -166,10 +166,10 @@ impl Walk {
             if path.is_dir() {
                 self.dir(root, &path, out)?;
             } else if let Some(id) = path.strip_prefix(root).ok().and_then(case_id) {
-                let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::InvalidData => NOT_UTF8.to_owned(),
-                    _ => format!("cannot read: {e}"),
-                });
+                // A file that cannot be read (a FIFO, a link to a device, too large) fails its
+                // case only, with the reader's words: the file's type or the bound.
+                let text = crate::input::read_to_string(&path, crate::input::Kind::Case)
+                    .map_err(|e| e.why());
                 out.push(CaseSource {
                     id,
                     origin: path.display().to_string(),

@@ -449,7 +449,8 @@ fn read_version_file(path: &Path) -> Result<Column, HistoryError> {
         ));
     };
     if !report {
-        let why = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+        let why = crate::input::read_to_string(path, crate::input::Kind::History)
+            .map_err(|e| error(e.why()))?;
         let why = why.trim().to_owned();
         return Ok(Column {
             version,

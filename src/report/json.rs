@@ -310,13 +310,14 @@ fn is_zero(n: &usize) -> bool {
 /// A JSON report that cannot be read: which file, and why.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportReadError {
-    /// The file cannot be read.
-    #[error("cannot read report {path}: {source}")]
+    /// The file cannot be read: it is missing, not a regular file, or past
+    /// [`Kind::Report`](crate::input::Kind::Report)'s bound.
+    #[error("cannot read report {path}: {}", source.why())]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        source: crate::input::InputError,
     },
     /// The file is not JSON, or not in the shape of the schema.
     #[error("report {path} is not a {SCHEMA} report: {source}")]
@@ -363,10 +364,13 @@ impl JsonReport {
     /// Reads the report at `path`, checking its schema first so that a report of another
     /// version says so instead of failing on a missing key.
     pub fn read(path: &Path) -> Result<Self, ReportReadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ReportReadError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text =
+            crate::input::read_to_string(path, crate::input::Kind::Report).map_err(|source| {
+                ReportReadError::Io {
+                    path: path.to_owned(),
+                    source,
+                }
+            })?;
         Self::parse(&text, path)
     }
 

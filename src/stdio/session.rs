@@ -19,9 +19,6 @@ pub struct Session {
     pub wire: SocketAddr,
 }
 
-/// The most a session file may hold: it is a few dozen bytes.
-const MAX_SESSION_BYTES: u64 = 64 * 1024;
-
 impl Session {
     /// The session for the wire server at `wire`.
     pub fn new(wire: SocketAddr) -> Self {
@@ -30,13 +27,9 @@ impl Session {
 
     /// Reads a session file, naming the file and what is wrong.
     pub fn read(path: &Path) -> Result<Session, String> {
-        use std::io::Read;
         let shown = path.display();
-        let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-        let mut text = String::new();
-        file.take(MAX_SESSION_BYTES)
-            .read_to_string(&mut text)
-            .map_err(|e| format!("{shown}: {e}"))?;
+        let text = crate::input::read_to_string(path, crate::input::Kind::Session)
+            .map_err(|e| e.to_string())?;
         let session: Session =
             serde_json::from_str(&text).map_err(|e| format!("{shown}: not a session file: {e}"))?;
         if session.version != 1 || !session.wire.ip().is_loopback() {

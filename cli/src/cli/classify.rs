@@ -3,15 +3,16 @@
 use super::{Fatal, print};
 use clap::Args;
 use mcp_error_layers::classify::capture::Capture;
+use mcp_error_layers::input::{self, Kind};
 use serde_json::Value;
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `classify`.
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
-    /// A file holding the response (status line, headers, blank line, body); stdin when absent.
+    /// A file holding the response (status line, headers, blank line, body); stdin when absent
+    /// or `-`.
     file: Option<PathBuf>,
     /// The JSON-RPC id of the request the response answers (a JSON value: 1 or "abc").
     #[arg(long, default_value = "1", value_name = "JSON")]
@@ -67,18 +68,17 @@ pub fn classify(args: ClassifyArgs) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The capture and its name for messages: the file, or standard input (no file, or `-`); either
+/// at most [`Kind::Capture`]'s bound, and a file only when it is a regular one.
 fn read(file: &Option<PathBuf>) -> Result<(String, Vec<u8>), Fatal> {
+    let fatal = |e: input::InputError| Fatal::new(e.to_string());
     match file {
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Fatal::new(format!("cannot read {}: {e}", path.display())))?;
+        Some(path) if path.as_os_str() != "-" => {
+            let bytes = input::read(path, Kind::Capture).map_err(fatal)?;
             Ok((path.display().to_string(), bytes))
         }
-        None => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Fatal::new(format!("cannot read stdin: {e}")))?;
+        _ => {
+            let bytes = input::read_stdin(Kind::Capture).map_err(fatal)?;
             Ok(("stdin".into(), bytes))
         }
     }

@@ -21,7 +21,8 @@ Example:
 /// Options of `import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The HAR file (HTTP Archive 1.2, as browser devtools, mitmproxy and MCP inspectors export).
+    /// The HAR file (HTTP Archive 1.2, as browser devtools, mitmproxy and MCP inspectors export);
+    /// `-` reads it from standard input.
     har: PathBuf,
     /// The folder the cases are written to (created; existing files are never overwritten).
     #[arg(long, value_name = "DIR", default_value = "imported")]

@@ -5,6 +5,7 @@ use super::Fatal;
 use clap::Args;
 use mcp_error_layers::case::{Case, CaseSource, builtin};
 use mcp_error_layers::engine::transcript;
+use mcp_error_layers::input::{self, Kind};
 use mcp_error_layers::wire::{Exchange, WireServer};
 use std::path::Path;
 use std::process::ExitCode;
@@ -50,7 +51,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, Fatal> {
 fn find(wanted: &str) -> Result<CaseSource, Fatal> {
     let path = Path::new(wanted);
     if wanted.ends_with(".toml") || path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"));
+        let text = input::read_to_string(path, Kind::Case).map_err(|e| e.why());
         let id = path.with_extension("").display().to_string();
         return Ok(CaseSource {
             id,

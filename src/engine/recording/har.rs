@@ -14,9 +14,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
-/// The largest HAR file read: 256 MiB.
-pub const MAX_HAR_BYTES: u64 = 256 * 1024 * 1024;
-
 /// Why a HAR file could not be read: the file, and where in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {message}")]
@@ -99,15 +96,25 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
-/// Reads the HAR file at `path`: at most [`MAX_HAR_BYTES`] bytes, counted as they are read
-/// (a device or a pipe reports no size), so that no input can grow memory past the bound.
+/// Reads the HAR file at `path` (`-`: standard input): at most 256 MiB
+/// ([`Kind::Har`](crate::input::Kind::Har)'s bound), counted as they are read, so that no
+/// input can grow memory past the bound. A path that is not a regular file (a device, a FIFO)
+/// is refused by name: [`crate::input`].
 pub fn read_har(path: &Path) -> Result<Imported, HarError> {
-    let file = path.display().to_string();
+    let stdin = path == Path::new("-");
+    let file = match stdin {
+        true => "standard input".to_owned(),
+        false => path.display().to_string(),
+    };
     let error = |message: String| HarError {
         file: file.clone(),
         message,
     };
-    let bytes = read_bounded(path).map_err(error)?;
+    let bytes = match stdin {
+        true => crate::input::read_stdin(crate::input::Kind::Har),
+        false => crate::input::read(path, crate::input::Kind::Har),
+    };
+    let bytes = bytes.map_err(|e| error(e.why()))?;
     let mut json = serde_json::Deserializer::from_slice(&bytes);
     let har: Har = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let at = e.path().to_string();
@@ -133,33 +140,6 @@ pub fn read_har(path: &Path) -> Result<Imported, HarError> {
         }
     }
     Ok(Imported { exchanges, notes })
-}
-
-/// The file's bytes, or why not: it cannot be opened or read, or it holds more than
-/// [`MAX_HAR_BYTES`]. The buffer is reserved once (its pages are only touched as bytes
-/// arrive), so reading up to the bound never reallocates past it.
-fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    // A regular file's size is a hint for the reservation only; the bound is on bytes read.
-    // Anything else (a device, a pipe) reports 0 and gets the whole bound reserved.
-    let hint = match file.metadata() {
-        Ok(meta) if meta.is_file() => meta.len().min(MAX_HAR_BYTES),
-        _ => MAX_HAR_BYTES,
-    };
-    let reserve = usize::try_from(hint.saturating_add(1)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(reserve);
-    file.take(MAX_HAR_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > MAX_HAR_BYTES {
-        return Err(format!(
-            "more than {MAX_HAR_BYTES} bytes ({} MiB), the most a HAR file may have; split the \
-             capture, or export only the MCP endpoint's requests",
-            MAX_HAR_BYTES / (1024 * 1024)
-        ));
-    }
-    Ok(bytes)
 }
 
 /// The entry's JSON-RPC request, when it is a POST with a JSON body.

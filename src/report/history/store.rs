@@ -25,15 +25,15 @@ use crate::standing::StandingKind;
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::Path;
 
 /// The versions file of a history folder.
 pub const VERSIONS: &str = "versions.tsv";
 /// The cases file of a history folder.
 pub const CASES: &str = "cases.tsv";
-/// The largest store file read: a line of 10 versions of 200 cases is about 120 KiB.
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// The largest store file read: a line of 10 versions of 200 cases is about 120 KiB
+/// ([`Kind::History`](crate::input::Kind::History)'s bound).
+pub const MAX_FILE_BYTES: u64 = crate::input::Kind::History.bound();
 
 const VERSIONS_HEADER: [&str; 4] = ["version", "adapter", "generator", "unavailable"];
 const CASES_HEADER: [&str; 6] = ["version", "case", "grade", "standing", "verdict", "calls"];
@@ -402,23 +402,7 @@ pub(super) fn read(dir: &Path) -> Result<Option<Vec<Column>>, HistoryError> {
 
 fn read_text(path: &Path) -> Result<String, HistoryError> {
     let error = |why: String| HistoryError::new(path.to_owned(), None, why);
-    let file = std::fs::File::open(path).map_err(|e| error(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| error(e.to_string()))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(error(format!(
-            "is larger than {} MiB, which no history is: is it the right file?",
-            MAX_FILE_BYTES >> 20
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        error(format!(
-            "is not UTF-8 (at byte {}): save it as UTF-8",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    crate::input::read_to_string(path, crate::input::Kind::History).map_err(|e| error(e.why()))
 }
 
 /// The columns in the two files' texts; each path only names its file in errors.
@@ -1005,14 +989,16 @@ mod tests {
         std::fs::write(dir.join(VERSIONS), b"version\xff").unwrap();
         let text = read(&dir).unwrap_err().to_string();
         assert!(
-            text.contains("versions.tsv: is not UTF-8 (at byte 7)"),
+            text.contains("versions.tsv: is not UTF-8 text (at byte 7)"),
             "{text}"
         );
         let file = std::fs::File::create(dir.join(VERSIONS)).unwrap();
         file.set_len(MAX_FILE_BYTES + 1).unwrap();
         let text = read(&dir).unwrap_err().to_string();
         assert!(
-            text.contains("versions.tsv: is larger than 16 MiB"),
+            text.contains(
+                "versions.tsv: more than 16777216 bytes (16 MiB), the most a history file"
+            ),
             "{text}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

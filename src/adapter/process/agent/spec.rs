@@ -72,8 +72,8 @@ impl AgentSpec {
     /// Reads `<folder>/adapter.toml`; an error names the file, the key and the fix.
     pub fn load(folder: &Path) -> Result<AgentSpec, String> {
         let path = folder.join("adapter.toml");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::input::read_to_string(&path, crate::input::Kind::AdapterSpec)
+            .map_err(|e| e.to_string())?;
         AgentSpec::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
