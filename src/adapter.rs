@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 
 #[cfg(unix)]
 pub mod process;
+/// No process outlives a run: the mark every started program carries, and the sweep of what
+/// is left (Linux; used by process adapters and by the reference client's stdio servers).
+#[cfg(unix)]
+pub mod reaper;
 #[cfg(feature = "reference-client")]
 pub mod reference;
 

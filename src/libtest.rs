@@ -134,7 +134,7 @@ pub fn __run<D: Driver + 'static>(adapter: D, config: Config, caller: Caller) ->
     // The adapter's kept processes end with it; then whatever they started that is left.
     drop(harness);
     #[cfg(unix)]
-    crate::adapter::process::reaper::sweep(crate::adapter::process::reaper::Sweep::Marked);
+    crate::adapter::reaper::sweep(crate::adapter::reaper::Sweep::Marked);
     code
 }
 

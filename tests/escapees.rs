@@ -4,7 +4,7 @@
 #![cfg(target_os = "linux")]
 
 use mcp_error_layers::adapter::process::ProcessAdapter;
-use mcp_error_layers::adapter::process::reaper;
+use mcp_error_layers::adapter::reaper;
 use mcp_error_layers::case::CaseSource;
 use mcp_error_layers::engine::Run;
 use nix::errno::Errno;

@@ -34,7 +34,10 @@ fn number_after(path: &str, text: &str, marker: &str) -> usize {
 fn the_readme_counts_the_built_in_cases_there_are() {
     let cases = mcp_error_layers::case::builtin().len();
     // The README wraps the sentence, so its words are joined before they are searched.
-    let readme = doc("README.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    let readme = doc("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let said = number_after("README.md", &readme, "The built-in cases (");
     assert_eq!(
         said, cases,

@@ -33,7 +33,6 @@ mod oneshot;
 mod output;
 mod persistent;
 mod pipes;
-pub mod reaper;
 mod request;
 
 use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, Observes, StartUp};

@@ -14,7 +14,7 @@
 //! here and still found). The watcher reaps them after the group, each by pid and only once it
 //! is a child of this process, checked by its start time (never `waitpid(-1)`).
 
-use super::reaper::{self, Mark, Proc};
+use crate::adapter::reaper::{self, Mark, Proc};
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{WaitStatus, waitpid};

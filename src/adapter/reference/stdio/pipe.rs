@@ -3,7 +3,7 @@
 //! whose stderr nobody reads blocks once the pipe holds 64 KiB).
 
 use crate::adapter::StdioLaunch;
-use crate::adapter::process::reaper::{self, Mark};
+use crate::adapter::reaper::{self, Mark};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
