@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     use mcp_error_layers::__private::__run;
     if loopback::is_inner() {
         if let Err(why) = loopback::check() {
-            eprintln!("error: the agent row's network namespace is not loopback-only: {why}");
+            eprintln!("error: the row's network namespace is not loopback-only: {why}");
             return ExitCode::from(101);
         }
     }

@@ -18,10 +18,13 @@ pub const ROWS_VAR: &str = "MCP_ERROR_LAYERS_SDK";
 /// How many rows run side by side (default 1, at most 8). With more than one, each row's output
 /// is printed whole when it ends, instead of as it comes.
 pub const LANES_VAR: &str = "MCP_ERROR_LAYERS_SDK_LANES";
-/// How an agent row reaches the network: `loopback` (the default) runs its process in a network
+/// How a row reaches the network: `loopback` (the default) runs its process in a network
 /// namespace of its own with only loopback up (`unshare -rn`, then `ip link set lo up`), so
-/// that an agent that would reach its vendor fails there and its report shows it, instead of
-/// being trusted; `host` runs it as any row. The row is set up (`npm ci`) before, outside.
+/// that a client, framework, agent or bridge that would leave the machine (an agent's vendor,
+/// telemetry, a cloud credential probe) fails there and its report shows it, instead of being
+/// trusted; `host` runs it with the machine's network. Every kind of row, SDK and framework
+/// rows too; the row is set up (`npm ci`, a virtualenv, a cargo build) before, outside. The
+/// name is the one agent rows had first.
 pub const AGENT_NETWORK_VAR: &str = "MCP_ERROR_LAYERS_AGENT_NETWORK";
 /// How many agent rows run side by side (default 2, at most 8), after every other row: an
 /// agent row's cases wait on its start-ups and on stalled servers.
@@ -124,13 +127,14 @@ fn lanes(var: &str, default: usize) -> Result<usize, String> {
 }
 
 /// This binary for `row`, with the libtest arguments it was given; an agent row in a network
-/// namespace with loopback only, unless [`AGENT_NETWORK_VAR`] says `host`.
+/// namespace with loopback only (every kind of row), unless [`AGENT_NETWORK_VAR`] says `host`.
 fn row_process(row: &str) -> Command {
     let exe = std::env::current_exe().unwrap_or_else(|_| "sdk".into());
     let host = matches!(std::env::var(AGENT_NETWORK_VAR).as_deref(), Ok("host"));
-    let loopback_only = is_agent(row) && !host && namespaces_work(row);
-    // Set up (npm ci) here, with the network, so that the row's own setup finds it done; a
-    // setup that fails here runs the row as any other, to fail there with its reason.
+    let loopback_only = !host && namespaces_work(row);
+    // Set up (npm ci, a virtualenv, a build) here, with the network, so that the row's own
+    // setup finds it done; a setup that fails here runs the row with the machine's network, to
+    // fail there with its reason.
     let set = loopback_only && Sdk::load(row).is_ok_and(|sdk| set_up(&sdk).is_ok());
     // Inside, `loopback::INNER_VAR` makes the row check what it sees before its first case.
     let mut command = match set {
@@ -142,7 +146,7 @@ fn row_process(row: &str) -> Command {
 }
 
 /// Whether this machine can make a loopback-only network namespace (`unshare -rn` and `ip`).
-/// Where it cannot, an agent row runs as any row with a warning, or fails the run under
+/// Where it cannot, a row runs with the machine's network and a warning, or fails the run under
 /// `MCP_ERROR_LAYERS_REQUIRE_SDKS` (CI must prove it).
 fn namespaces_work(row: &str) -> bool {
     let Err(why) = loopback::available() else {
@@ -151,7 +155,7 @@ fn namespaces_work(row: &str) -> bool {
     let required =
         std::env::var_os(super::sdk_setup::REQUIRE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
     eprintln!(
-        "{}: {row}: no loopback-only network namespace here ({why}): the agent runs with the \
+        "{}: {row}: no loopback-only network namespace here ({why}): the row runs with the \
          machine's network ({AGENT_NETWORK_VAR}=host says so without this warning)",
         if required { "error" } else { "warning" }
     );

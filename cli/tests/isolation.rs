@@ -1,5 +1,5 @@
 //! `run --agent` and `run --bridge` run someone else's program in a loopback-only network
-//! namespace (docs/adapters.md, "Loopback only, proven"): a fake agent and a fake bridge report
+//! namespace, and so does any run under `--network loopback` (docs/adapters.md, "Loopback only, proven"): a fake agent and a fake bridge report
 //! the interfaces they see (`/proc/self/net/dev`, copied with shell builtins into a file beside
 //! their adapter.toml), and an adapter program's `setsid` escapee is gone when `run` returns.
 
@@ -175,10 +175,57 @@ fn without_a_namespace_the_first_line_says_so_and_loopback_required_refuses() {
 }
 
 #[test]
-fn network_is_refused_without_an_agent_or_a_bridge() {
-    let output = waited(&["run", "--network", "host"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("--network is for --agent and --bridge"));
+fn network_loopback_runs_an_adapter_program_where_only_loopback_is_seen() {
+    if !namespaces_work() {
+        return;
+    }
+    let root = temp_dir("isolation-adapter-lo");
+    let folder = root.as_path().to_path_buf();
+    let table = folder.join("netdev.txt");
+    // Copies what it sees, then answers (without calling: the case fails, which is not what
+    // this test looks at).
+    let script = format!(
+        "NETDEV_OUT={}\n{REPORT}echo '{{\"outcome\":\"TOOL_SUCCESS\",\"status\":200,\"code\":null}}'\n",
+        table.display()
+    );
+    let out = folder.join("out");
+    let output = bin()
+        .args(["run", "tool/success", "--network", "loopback", "--out"])
+        .arg(&out)
+        .args(["--", "sh", "-c", &script, "adapter"])
+        .output()
+        .unwrap();
+    // The run happened (the case fails: the program answers without calling), inside.
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(seen(&folder, &output), ["lo"], "{}", text(&output.stderr));
+}
+
+#[test]
+fn an_adapter_program_keeps_the_machines_network_unless_asked() {
+    let root = temp_dir("isolation-adapter-host");
+    let folder = root.as_path().to_path_buf();
+    let table = folder.join("netdev.txt");
+    let script = format!(
+        "NETDEV_OUT={}\n{REPORT}echo '{{\"outcome\":\"TOOL_SUCCESS\",\"status\":200,\"code\":null}}'\n",
+        table.display()
+    );
+    let output = bin()
+        .args(["run", "tool/success", "--out"])
+        .arg(folder.join("out"))
+        .args(["--", "sh", "-c", &script, "adapter"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let host = std::fs::read_to_string("/proc/self/net/dev").unwrap();
+    assert_eq!(
+        seen(&folder, &output),
+        mcp_error_layers::adapter::process::loopback::interfaces(&host)
+    );
+    assert!(
+        !text(&output.stderr).contains("warning"),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 #[test]

@@ -66,11 +66,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "FOLDER",
           conflicts_with_all = ["command", "conformance_client", "agent"])]
     bridge: Option<PathBuf>,
-    /// The network of an agent or a bridge: `loopback` (the run, and every program it starts,
-    /// in a network namespace of its own with only loopback: a program that would reach its
-    /// vendor fails visibly), `host` (the machine's network: the agent or bridge can reach its
-    /// vendor, and anything else the machine reaches), or `auto` (loopback where the machine
-    /// can make the namespace, else the machine's network, said on the first line).
+    /// The network of the run and of every program it starts: `loopback` (a network namespace
+    /// of its own with only loopback: a program that would leave the machine, for its vendor,
+    /// telemetry or a cloud credential probe, fails visibly), `host` (the machine's network: the
+    /// program can reach its vendor, and anything else the machine reaches), or `auto` (for an
+    /// agent or a bridge loopback where the machine can make the namespace, else the machine's
+    /// network, said on the first line; for an adapter program or the reference client the
+    /// machine's network).
     #[arg(long, value_name = "NETWORK", value_enum, default_value_t = Network::Auto)]
     network: Network,
     /// The reference client's retry policy: `repeatable-tools` (read-only or idempotent tools,
@@ -314,34 +316,32 @@ const BRIDGE_JOBS: usize = 16;
 /// `--network` as clap spells it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 enum Network {
-    /// Loopback where the machine can make the namespace, else the machine's network (said).
+    /// For an agent or a bridge loopback where the machine can make the namespace, else the
+    /// machine's network (said); for an adapter program the machine's network.
     #[default]
     Auto,
     /// Loopback only, or the run does not happen.
     Loopback,
-    /// The machine's network: the agent or bridge can reach its vendor and anything else.
+    /// The machine's network: the program can reach its vendor and anything else.
     Host,
 }
 
-/// Runs an agent's or a bridge's run again inside a loopback-only network namespace
-/// ([`loopback`]): its exit code, once it is over. `None` when this process runs the cases
-/// itself: it is the inner run (checked: it sees only `lo`), the network is the host's, there
-/// is no agent or bridge, or no namespace can be made (said on the first line of stderr, or an
+/// Runs the run again inside a loopback-only network namespace ([`loopback`]) for an agent or a
+/// bridge, or for any run under `--network loopback`: its exit code, once it is over. `None`
+/// when this process runs the cases itself: it is the inner run (checked: it sees only `lo`),
+/// the network is the host's, an adapter program or the reference client runs without
+/// `--network loopback`, or no namespace can be made (said on the first line of stderr, or an
 /// error under `--network loopback`).
 fn isolate(args: &RunArgs) -> Result<Option<ExitCode>, Fatal> {
-    if args.row().is_none() {
-        return match args.network {
-            Network::Auto => Ok(None),
-            _ => Err(Fatal::new(
-                "--network is for --agent and --bridge (programs of others that the run \
-                 starts); an adapter program and the reference client use the machine's network",
-            )),
-        };
+    // An adapter program is the user's own: loopback only when asked for (docs/adapters.md,
+    // "Loopback only, proven"); an agent or a bridge is someone else's, loopback by default.
+    if args.row().is_none() && args.network == Network::Auto {
+        return Ok(None);
     }
     if loopback::is_inner() {
         loopback::check().map_err(|why| {
             Fatal::new(format!(
-                "{why}; the agent or bridge is not run (set up by this run's outer process with \
+                "{why}; the run does not happen (set up by this run's outer process with \
                  `unshare -rn`; `--network host` runs it with the machine's network)"
             ))
         })?;
