@@ -229,6 +229,19 @@ fn an_adapter_program_keeps_the_machines_network_unless_asked() {
 }
 
 #[test]
+fn an_unknown_network_is_a_usage_error_naming_the_choices() {
+    let output = waited(&["run", "--network", "vpn"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        ["auto", "loopback", "host"]
+            .iter()
+            .all(|c| stderr.contains(c)),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_bridge_folder_given_to_agent_names_the_flag_that_runs_it() {
     let root = temp_dir("isolation-bridge-as-agent");
     let folder = bridge_row(root.as_path());
