@@ -63,12 +63,14 @@ impl Capture {
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
                 .map(|(_, v)| v.clone())
         };
-        let chunked =
-            header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3), so only an unchunked
-        // body's length is read.
-        let (body, end) = if chunked {
+        let codings = header("transfer-encoding");
+        // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): a body whose last coding
+        // is `chunked` (a whole word: not `xchunked`) is framed by its chunks; one with any other
+        // coding runs to the connection's close, so the capture holds all of it.
+        let (body, end) = if codings.as_deref().is_some_and(last_coding_is_chunked) {
             dechunk(body)
+        } else if codings.is_some() {
+            (body.to_vec(), BodyEnd::Complete)
         } else {
             match content_length(&headers)? {
                 Some(n) if u64::try_from(body.len()).unwrap_or(u64::MAX) < n => {
@@ -181,6 +183,15 @@ fn parse_header(line: &str) -> Result<(String, String), CaptureError> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
+/// Whether the last coding of a `Transfer-Encoding` list is `chunked` (case-insensitive, a whole
+/// coding: `gzip, chunked` is, `xchunked` and `chunked, gzip` are not).
+fn last_coding_is_chunked(codings: &str) -> bool {
+    codings
+        .rsplit(',')
+        .next()
+        .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"))
+}
+
 /// Decodes chunked framing; stops at the last chunk (complete) or where the framing breaks off
 /// (cut), keeping every whole byte received.
 fn dechunk(mut rest: &[u8]) -> (Vec<u8>, BodyEnd) {
@@ -240,6 +251,28 @@ mod tests {
         let capture = Capture::parse(format!("{cut}0\r\n\r\n").as_bytes()).unwrap();
         assert_eq!(capture.end, BodyEnd::Complete);
         assert_eq!(capture.body, event.as_bytes());
+    }
+
+    #[test]
+    fn only_a_last_coding_of_chunked_is_chunked_framing() {
+        let body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}";
+        let framed = format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len());
+        for coding in ["chunked", "Chunked", "gzip, chunked"] {
+            let text = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: {coding}\r\n\r\n{framed}"
+            );
+            let capture = Capture::parse(text.as_bytes()).unwrap();
+            assert_eq!(capture.body, body.as_bytes(), "{coding}");
+        }
+        // Not chunked: the body runs to the close, whatever Content-Length says.
+        for coding in ["xchunked", "chunked, gzip"] {
+            let text = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: {coding}\r\ncontent-length: 3\r\n\r\n{body}"
+            );
+            let capture = Capture::parse(text.as_bytes()).unwrap();
+            assert_eq!(capture.body, body.as_bytes(), "{coding}");
+            assert_eq!(capture.end, BodyEnd::Complete, "{coding}");
+        }
     }
 
     #[test]
