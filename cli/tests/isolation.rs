@@ -174,6 +174,15 @@ fn without_a_namespace_the_first_line_says_so_and_loopback_required_refuses() {
     );
 }
 
+/// An adapter program (`sh -c SCRIPT`) that copies what it sees into `table`, then answers
+/// without calling (the case fails, which is not what these tests look at).
+fn adapter_script(table: &Path) -> String {
+    format!(
+        "NETDEV_OUT={}\n{REPORT}echo '{{\"outcome\":\"TOOL_SUCCESS\",\"status\":200,\"code\":null}}'\n",
+        table.display()
+    )
+}
+
 #[test]
 fn network_loopback_runs_an_adapter_program_where_only_loopback_is_seen() {
     if !namespaces_work() {
@@ -182,12 +191,7 @@ fn network_loopback_runs_an_adapter_program_where_only_loopback_is_seen() {
     let root = temp_dir("isolation-adapter-lo");
     let folder = root.as_path().to_path_buf();
     let table = folder.join("netdev.txt");
-    // Copies what it sees, then answers (without calling: the case fails, which is not what
-    // this test looks at).
-    let script = format!(
-        "NETDEV_OUT={}\n{REPORT}echo '{{\"outcome\":\"TOOL_SUCCESS\",\"status\":200,\"code\":null}}'\n",
-        table.display()
-    );
+    let script = adapter_script(&table);
     let out = folder.join("out");
     let output = bin()
         .args(["run", "tool/success", "--network", "loopback", "--out"])
@@ -205,10 +209,7 @@ fn an_adapter_program_keeps_the_machines_network_unless_asked() {
     let root = temp_dir("isolation-adapter-host");
     let folder = root.as_path().to_path_buf();
     let table = folder.join("netdev.txt");
-    let script = format!(
-        "NETDEV_OUT={}\n{REPORT}echo '{{\"outcome\":\"TOOL_SUCCESS\",\"status\":200,\"code\":null}}'\n",
-        table.display()
-    );
+    let script = adapter_script(&table);
     let output = bin()
         .args(["run", "tool/success", "--out"])
         .arg(folder.join("out"))
