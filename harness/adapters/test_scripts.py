@@ -21,6 +21,7 @@ import adapters  # noqa: E402
 import contract  # noqa: E402
 import kept  # noqa: E402
 import matrix  # noqa: E402
+import under_load  # noqa: E402
 
 
 def call(verdict="fail", problems=(), checks=(), outcome="TOOL_SUCCESS"):
@@ -506,3 +507,17 @@ class OneClientPerCase(unittest.TestCase):
             took = time.monotonic() - started
         self.assertEqual(detail, "client 1 call 1")
         self.assertLess(took, 1.2)
+
+
+class UnderLoad(unittest.TestCase):
+    def test_only_cases_whose_calls_differ_are_listed_with_both_sides(self):
+        idle = {"a": [("pass", "TOOL_SUCCESS", None, None)], "b": [("pass", "TIMEOUT", None, None)]}
+        busy = {"a": [("pass", "TOOL_SUCCESS", None, None)], "b": [("fail", "TIMEOUT", None, None)]}
+        lines = under_load.differences(idle, busy)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("b: idle [('pass', 'TIMEOUT', None, None)]", lines[0])
+        self.assertIn("busy [('fail', 'TIMEOUT', None, None)]", lines[0])
+
+    def test_a_case_run_only_once_differs(self):
+        lines = under_load.differences({"a": [("pass", "TOOL_SUCCESS", None, None)]}, {})
+        self.assertEqual(lines, ["  a: idle [('pass', 'TOOL_SUCCESS', None, None)] / busy None"])
