@@ -87,8 +87,8 @@ def main(argv: list[str]) -> int:
         reports = [json.loads((out / kind / f"{row}.json").read_text()) for kind in ("idle", "busy")]
         lines = differences(verdicts(reports[0]), verdicts(reports[1]))
         print(
-            f"{row}: {len(reports[0]['cases'])} cases, {len(lines)} differ with {args.busy} cores "
-            f"busy (idle {idle_s:.0f} s, busy {busy_s:.0f} s)"
+            f"{row}: {len(reports[0]['cases'])} cases, {len(lines)} differ with {args.busy} "
+            f"spinning processes on {os.cpu_count()} cores (idle {idle_s:.0f} s, busy {busy_s:.0f} s)"
         )
         for line in lines:
             print(line)
