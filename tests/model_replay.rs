@@ -59,11 +59,16 @@ fn captures() -> Vec<(String, Capture)> {
 
 /// POSTs `body` to `path` on the model at `url`; the response's head and body.
 async fn post(url: &str, path: &str, body: &Value) -> (String, String) {
+    post_text(url, path, &body.to_string()).await
+}
+
+/// POSTs the `body` text as it is (not necessarily what serde_json writes) to `path` on the
+/// model at `url`; the response's head and body.
+async fn post_text(url: &str, path: &str, body: &str) -> (String, String) {
     let address = url.trim_start_matches("http://");
     let mut stream = TcpStream::connect(address)
         .await
         .expect("the model listens");
-    let body = body.to_string();
     let request = format!(
         "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\n\r\n{body}",
@@ -181,38 +186,11 @@ fn judged(capture: &Capture, result: mcp_error_layers::model::api::ToolResult) -
     told::judge(&told, &facts).outcome.as_str().to_owned()
 }
 
-/// POSTs the raw `body` text (not necessarily what serde_json writes) to `path` on the model
-/// at `url`, in a task of its own; the response's head.
+/// POSTs the raw `body` text to `path` on the model at `url` ([`post_text`]), in a task of its
+/// own; the response's head.
 fn send_raw(url: &str, path: &str, body: &str) -> tokio::task::JoinHandle<String> {
-    let (address, path, body) = (
-        url.trim_start_matches("http://").to_owned(),
-        path.to_owned(),
-        body.to_owned(),
-    );
-    tokio::spawn(async move {
-        let mut stream = TcpStream::connect(&address)
-            .await
-            .expect("the model listens");
-        let request = format!(
-            "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
-             content-length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .expect("a request goes out");
-        let mut answer = String::new();
-        stream
-            .read_to_string(&mut answer)
-            .await
-            .expect("an answer comes");
-        answer
-            .split("\r\n\r\n")
-            .next()
-            .unwrap_or_default()
-            .to_owned()
-    })
+    let (url, path, body) = (url.to_owned(), path.to_owned(), body.to_owned());
+    tokio::spawn(async move { post_text(&url, &path, &body).await.0 })
 }
 
 /// An agent that tells the model a tool result holding a lone surrogate escape (legal JSON,
