@@ -37,6 +37,9 @@ struct Ran {
     row: String,
     passed: bool,
     took: Duration,
+    /// The trials libtest listed as failed, when the row's output was captured (side by side):
+    /// repeated under the summary, so that the end of a long log says what failed.
+    failures: Vec<String>,
 }
 
 /// Runs the chosen rows, each in a process of its own; the exit code is libtest's (101) when
@@ -186,6 +189,7 @@ fn run_live(row: &str) -> Ran {
         row: row.to_owned(),
         passed,
         took: started.elapsed(),
+        failures: Vec::new(),
     }
 }
 
@@ -193,8 +197,13 @@ fn run_live(row: &str) -> Ran {
 fn run_side_by_side(rows: &[String], lanes: usize) -> Vec<Ran> {
     in_lanes(rows, lanes, |row| {
         let (ran, output) = run_captured(row);
+        let failures = output
+            .as_ref()
+            .map(|o| failed_trials(&String::from_utf8_lossy(&o.stdout)))
+            .unwrap_or_default();
         Ran {
             passed: show(row, output),
+            failures,
             ..ran
         }
     })
@@ -212,6 +221,7 @@ fn run_captured(row: &str) -> (Ran, std::io::Result<Output>) {
         row: row.to_owned(),
         passed,
         took: started.elapsed(),
+        failures: Vec::new(),
     };
     (ran, output)
 }
@@ -277,6 +287,9 @@ fn summary(ran: &[Ran], took: Duration) -> ExitCode {
             one.row,
             one.took.as_secs_f64()
         );
+        for trial in &one.failures {
+            println!("    failed: {trial}");
+        }
     }
     let failed = ran.iter().filter(|r| !r.passed).count();
     println!(
@@ -288,4 +301,16 @@ fn summary(ran: &[Ran], took: Duration) -> ExitCode {
         0 => ExitCode::SUCCESS,
         _ => ExitCode::from(101),
     }
+}
+
+/// The names libtest lists under its last `failures:` heading (four spaces in, a line each).
+fn failed_trials(stdout: &str) -> Vec<String> {
+    let Some((_, list)) = stdout.rsplit_once("\nfailures:\n") else {
+        return Vec::new();
+    };
+    list.lines()
+        .skip_while(|line| line.trim().is_empty())
+        .map_while(|line| line.strip_prefix("    "))
+        .map(str::to_owned)
+        .collect()
 }
