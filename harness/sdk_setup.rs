@@ -54,9 +54,18 @@ pub const SWEEP_COMMAND_VAR: &str = "MCP_ERROR_LAYERS_SWEEP_COMMAND";
 /// The version [`SWEEP_COMMAND_VAR`]'s installation is of.
 pub const SWEEP_VERSION_VAR: &str = "MCP_ERROR_LAYERS_SWEEP_VERSION";
 
-/// The client timeout of calls whose case names none: SDKs that wait for their timeout where
-/// they should fail fast (a `202`, a response with another id, a cut stream) cost this much.
-const DEFAULT_TIMEOUT: Duration = Duration::from_millis(1_500);
+/// The client timeout of calls whose case names none, in an SDK or framework row: the case
+/// format's own default (5 s). Every case whose point is a timeout names its own `timeout_ms`,
+/// so this one only bounds calls that should end by themselves; shorter (the rows had 1.5 s),
+/// a slow success on a busy machine turned into TIMEOUT and the record depended on the load
+/// (issue 45). An SDK that waits for its timeout where it should fail fast (a `202`, a response
+/// with another id, a cut stream) costs this much per such case.
+const DEFAULT_TIMEOUT: Duration =
+    Duration::from_millis(mcp_error_layers::case::model::DEFAULT_TIMEOUT_MS);
+/// The same for an agent or a bridge row: whether its call timed out is decided by the agent's
+/// or the bridge's own timeouts (minutes), this only says when the harness counts the call as
+/// one that outlived its timeout; their baselines were recorded with it.
+const AGENT_DEFAULT_TIMEOUT: Duration = Duration::from_millis(1_500);
 /// Cases at once, unless the adapter's `threads` says otherwise: they mostly wait on sockets
 /// and timers.
 const THREADS: usize = 8;
@@ -560,8 +569,12 @@ pub fn config() -> Config {
     };
     let default_timeout = sdk.and_then(|sdk| sdk.default_timeout_ms);
     let margin = sdk.and_then(|sdk| sdk.deadline_margin_ms);
+    let timeout = match agent {
+        true => AGENT_DEFAULT_TIMEOUT,
+        false => DEFAULT_TIMEOUT,
+    };
     config
-        .default_timeout(Sdk::duration(default_timeout, DEFAULT_TIMEOUT))
+        .default_timeout(Sdk::duration(default_timeout, timeout))
         .deadline_margin(Sdk::duration(margin, DEADLINE_MARGIN))
         .test_threads(sdk_threads(prepared))
 }

@@ -78,7 +78,7 @@ impl RunSettings {
     }
 
     /// The `mcp-error-layers run` flags that run the same cases again with these settings:
-    /// `--jobs 8 --default-timeout-ms 1500 --deadline-margin-ms 3000 ...`. An adapter program's
+    /// `--jobs 8 --default-timeout-ms 5000 --deadline-margin-ms 3000 ...`. An adapter program's
     /// own flags (its timeouts, name and version) are there only for an adapter program: the
     /// command line's other adapter is the reference client, which has neither.
     pub fn flags(&self, named: Named<'_>) -> String {
@@ -146,7 +146,7 @@ mod tests {
     fn an_adapter_programs_flags_name_its_timeouts_and_identity() {
         let settings = RunSettings {
             jobs: 8,
-            default_timeout_ms: Some(1_500),
+            default_timeout_ms: Some(5_000),
             deadline_margin_ms: 3_000,
             announce_timeout_ms: Some(60_000),
             start_up_timeout_ms: Some(10_000),
@@ -157,7 +157,7 @@ mod tests {
         };
         assert_eq!(
             settings.flags(named("python-sdk")),
-            "--jobs 8 --default-timeout-ms 1500 --deadline-margin-ms 3000 \
+            "--jobs 8 --default-timeout-ms 5000 --deadline-margin-ms 3000 \
              --announce-timeout-ms 60000 --start-up-timeout-ms 10000 --transports http,stdio \
              --adapter-name python-sdk --adapter-version 2.3.0"
         );
