@@ -1,10 +1,11 @@
 //! Runs one case against one adapter: a fresh wire server, each call under a deadline, a
 //! verdict per call, and the record of what the server saw.
 
+mod clock;
 #[cfg(unix)]
 mod reap;
 
-use crate::adapter::{AdapterLog, CallContext, ClientRef, Driver, NewProcess, Observes, StartUp};
+use crate::adapter::{AdapterLog, CallContext, ClientRef, Driver, Observes};
 use crate::case::Transport;
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
@@ -185,7 +186,7 @@ async fn run_call<D: Driver>(
         context.model_facts = Some(Arc::new(facts));
     }
     let timeout = context.timeout;
-    let clock = Clock {
+    let clock = clock::Clock {
         // All three from users.
         deadline: context
             .timeout
@@ -335,108 +336,16 @@ async fn settle(server: &WireServer, case: &Case, index: usize, landing: u32, ti
             })
     };
     while waiting() && tokio::time::Instant::now() < until {
-        tokio::time::sleep(RECORD_POLL).await;
+        tokio::time::sleep(clock::RECORD_POLL).await;
     }
 }
 
 /// How driving one call ended.
 enum CallEnd {
-    Hung(ClockStart),
+    Hung(clock::Hang),
     Panicked(String),
     Failed(String),
     Reported(AdapterReport),
-}
-
-/// A call's deadline: how long the adapter has to answer once it can act, and the server
-/// that tells when it acted.
-struct Clock<'s> {
-    /// The call's timeout plus the runner's margin.
-    deadline: Duration,
-    server: &'s WireServer,
-    index: usize,
-}
-
-/// When a call's deadline started.
-#[derive(Debug, Clone, Copy)]
-enum ClockStart {
-    /// With the drive: the adapter can act at once; on a process serving its first call, if
-    /// it is one.
-    AtOnce(Option<NewProcess>),
-    /// At the adapter's first request to the endpoint, this long after the drive started.
-    FirstRequest(Duration),
-    /// When the start-up allowance of this length was over, no request having come.
-    StartUpOver(Duration),
-}
-
-/// How often the runner looks at the server's record while it waits for a request: an
-/// adapter's first while it starts up (the clock starts at most this much after the request
-/// arrived, never before), or those still landing after a call.
-const RECORD_POLL: Duration = Duration::from_millis(10);
-
-impl Clock<'_> {
-    /// Resolves when the deadline has passed: `deadline` after the adapter's first request, or
-    /// after `start_up` (the driver's allowance) if no request came before, or after the start
-    /// when the driver needs no start-up.
-    async fn passed(&self, start_up: Option<StartUp>, process: Option<NewProcess>) -> ClockStart {
-        let start = match start_up {
-            None => ClockStart::AtOnce(process),
-            Some(start_up) => {
-                let allowance = start_up.allowance;
-                let acted = self.first_request(allowance).await;
-                drop(start_up); // what it held goes to the next program starting
-                match acted {
-                    Some(after) => ClockStart::FirstRequest(after),
-                    None => ClockStart::StartUpOver(allowance),
-                }
-            }
-        };
-        // tokio's sleep takes any duration: one past what an Instant holds never ends.
-        tokio::time::sleep(self.deadline).await;
-        start
-    }
-
-    /// How long after now the server received the call's first request, if within `allowance`.
-    async fn first_request(&self, allowance: Duration) -> Option<Duration> {
-        let started = tokio::time::Instant::now();
-        let until = started.checked_add(allowance);
-        loop {
-            let acted = self
-                .server
-                .with_record(|exchanges| exchanges.iter().any(|e| e.call == self.index));
-            if acted {
-                return Some(started.elapsed());
-            }
-            let now = tokio::time::Instant::now();
-            let left = until.map_or(RECORD_POLL, |until| until.saturating_duration_since(now));
-            if left.is_zero() {
-                return None;
-            }
-            tokio::time::sleep(left.min(RECORD_POLL)).await;
-        }
-    }
-}
-
-impl ClockStart {
-    /// What a hang says: how long the runner waited, from when.
-    fn problem(self, deadline: Duration) -> String {
-        let waited = deadline.as_millis();
-        match self {
-            ClockStart::AtOnce(None) => format!("no observation within {waited} ms"),
-            ClockStart::AtOnce(Some(process)) => {
-                format!("no observation within {waited} ms ({})", process.describe())
-            }
-            ClockStart::FirstRequest(after) => format!(
-                "no observation within {waited} ms of the adapter's first request (which came \
-                 {} ms after it was started)",
-                after.as_millis()
-            ),
-            ClockStart::StartUpOver(allowance) => format!(
-                "no observation within {waited} ms after the start-up allowance of {} ms, in \
-                 which the adapter sent no request",
-                allowance.as_millis()
-            ),
-        }
-    }
 }
 
 /// Prepares the driver, then drives the call until it ends or its deadline passes; the
@@ -445,7 +354,7 @@ impl ClockStart {
 async fn drive_call<D: Driver>(
     adapter: &D,
     context: CallContext,
-    clock: &Clock<'_>,
+    clock: &clock::Clock<'_>,
     log: &AdapterLog,
 ) -> (CallEnd, Duration) {
     // Outside the deadline: starting an adapter process is not the call's time.

@@ -204,9 +204,9 @@ fn a_slow_start_up_that_answers_without_a_request_gets_its_verdict() {
 }
 
 #[test]
-fn a_hang_after_a_slow_start_up_is_timed_from_the_first_request() {
-    // It starts in 1.2 s, sends its request, then never answers: a hang 800 ms after the
-    // request, named as such.
+fn a_hang_after_a_slow_start_up_is_timed_from_its_tools_call() {
+    // It starts in 1.2 s, sends its request (the tools/call), then never answers: a hang 800 ms
+    // after the request, named as such, the start-up not counted.
     let program = slow_start("1.2", "oneshot.py", &[]);
     let hangs = "timeout_ms = 500\narguments = '{\"hang_after_request\": true}'";
     let record = run(&program, &ONE_CALL.replace("timeout_ms = 500", hangs));
@@ -215,7 +215,10 @@ fn a_hang_after_a_slow_start_up_is_timed_from_the_first_request() {
     assert_eq!(call.problems.len(), 1);
     let problem = &call.problems[0];
     assert!(
-        problem.starts_with("no observation within 800 ms of the adapter's first request"),
+        problem.starts_with(
+            "no observation within 800 ms of the call's tools/call (set-up timed from the \
+             adapter's first request (which came "
+        ),
         "{problem}"
     );
     let log = call.adapter_log.as_deref().unwrap_or_default();

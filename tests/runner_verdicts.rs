@@ -118,6 +118,36 @@ impl Adapter for ReportsBeforeItsPostLands {
     }
 }
 
+/// Sends a set-up request (`server/discover`), is slow to go on (a busy machine, a slow
+/// connect), then posts the call's `tools/call` and reports the 503 it gets.
+struct SlowToSetUp(Duration);
+
+impl Adapter for SlowToSetUp {
+    async fn call(&self, call: CallContext) -> AdapterReport {
+        let discover = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}"#;
+        post(&call.endpoint, discover.into(), false).await;
+        tokio::time::sleep(self.0).await;
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"synthetic","_meta":{META}}}}}"#
+        );
+        let status = post(&call.endpoint, body, true).await;
+        Observation::new(Outcome::HttpError)
+            .with_status(status)
+            .into()
+    }
+}
+
+/// Sends a set-up request, then never its `tools/call`.
+struct StuckInSetUp;
+
+impl Adapter for StuckInSetUp {
+    async fn call(&self, call: CallContext) -> AdapterReport {
+        let discover = r#"{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}"#;
+        post(&call.endpoint, discover.into(), false).await;
+        std::future::pending().await
+    }
+}
+
 struct Hangs;
 
 impl Adapter for Hangs {
@@ -173,7 +203,9 @@ fn a_request_still_landing_when_the_call_ends_is_counted() {
     );
     let record = run(&ReportsBeforeItsPostLands, &case);
     let call = &record.calls[0];
-    assert_eq!(call.verdict, Verdict::Pass, "{:?}", call.problems);
+    // Judged on its answer (the bare set-up request fails request checks, not the outcome).
+    assert_ne!(call.verdict, Verdict::Hang, "{:?}", call.problems);
+    assert!(call.problems.is_empty(), "{:?}", call.problems);
     assert_eq!(call.tool_posts, 1);
 }
 
@@ -187,6 +219,39 @@ fn a_hung_adapter_is_a_hang_verdict_within_its_deadline() {
     );
     assert!(record.calls[0].problems[0].contains("no observation within 300 ms"));
     // Liveness, not speed: both calls end at their deadlines instead of never.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn set_up_is_not_the_calls_time_the_deadline_runs_from_its_tools_call() {
+    // Deadline 300 ms (200 ms timeout + 100 ms margin); set-up takes twice that.
+    let record = run(&SlowToSetUp(Duration::from_millis(600)), TWO_CALLS);
+    let call = &record.calls[0];
+    // Judged on its answer (the bare set-up request fails request checks, not the outcome).
+    assert_ne!(call.verdict, Verdict::Hang, "{:?}", call.problems);
+    assert!(call.problems.is_empty(), "{:?}", call.problems);
+    assert_eq!(call.tool_posts, 1);
+}
+
+#[test]
+fn a_client_stuck_in_set_up_is_a_hang_that_says_so_at_the_set_up_bound() {
+    let started = std::time::Instant::now();
+    let one_call = TWO_CALLS
+        .split("[[call]]")
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("[[call]]");
+    let record = run(&StuckInSetUp, &one_call);
+    let call = &record.calls[0];
+    assert_eq!(call.verdict, Verdict::Hang);
+    assert_eq!(
+        call.problems,
+        [
+            "set-up did not end: the client sent requests but no tools/call within 10000 ms of the \
+          call's start"
+        ]
+    );
+    // Liveness: the set-up bound ends it.
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
