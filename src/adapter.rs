@@ -74,7 +74,10 @@ pub struct CallContext {
 }
 
 /// How a harness driver has the reference client start its stdio server (a bridge): the
-/// environment it gets instead of this process's, and where its stderr goes.
+/// environment it gets instead of this process's, and where its stderr goes. A server started
+/// this way is started once per client: when it has exited, the next call is told so
+/// (`CONNECTION_ERROR`) instead of starting it again, since a bridge row's calls go through one
+/// bridge process (docs/bridges.md).
 #[cfg(feature = "reference-client")]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StdioLaunch {

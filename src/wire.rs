@@ -10,6 +10,7 @@ pub mod record;
 mod reply_recorder;
 pub mod response;
 pub(crate) mod script;
+mod sessions;
 mod stdio;
 
 pub use limits::Limits;
@@ -48,7 +49,8 @@ struct Shared {
     case: Arc<CaseFile>,
     limits: Limits,
     call: AtomicUsize,
-    sessions: AtomicUsize,
+    /// The sessions `initialize` minted, and those that expired (a 404 in them).
+    sessions: sessions::Sessions,
     recorder: Arc<Recorder>,
     /// Accepts that failed (descriptors, memory), each followed by a back-off.
     accept_errors: AtomicU64,
@@ -72,7 +74,7 @@ impl WireServer {
             case,
             limits,
             call: AtomicUsize::new(0),
-            sessions: AtomicUsize::new(0),
+            sessions: sessions::Sessions::default(),
             recorder: Arc::new(Recorder::new(limits)),
             accept_errors: AtomicU64::new(0),
             connections: AtomicUsize::new(0),
@@ -325,17 +327,20 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     let call = shared.call.load(Ordering::SeqCst);
     let script = shared.case.call.get(call);
     let at_ms = shared.recorder.elapsed_ms();
+    let session = request.header("mcp-session-id");
+    // A request in a session that expired gets the 404 again, whatever the script says next.
+    let expired = session.is_some_and(|id| shared.sessions.is_expired(id));
     let (number, pick, placeholders, minted) = shared.recorder.update(|record| {
         let seen = record.seen(call);
-        let pick = script.and_then(|script| pick(script, request, method, &seen));
+        let pick = match expired {
+            true => None,
+            false => script.and_then(|script| pick(script, request, method, &seen)),
+        };
         let placeholders = match pick {
             Some(Pick::Resume(_)) => seen.last_tool_call,
             _ => message.as_ref().map(Placeholders::from_request),
         };
-        let minted = (method == Some("initialize")).then(|| {
-            let number = shared.sessions.fetch_add(1, Ordering::SeqCst);
-            format!("mcp-error-layers-session-{number}")
-        });
+        let minted = (method == Some("initialize") && !expired).then(|| shared.sessions.mint());
         let number = record.push(Arrival {
             at_ms,
             call,
@@ -362,6 +367,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
             let replies = script.task_replies(method.name()).unwrap_or_default();
             (Answerer::Task, script::response(&replies[i], &p))
         }
+        _ if expired => (Answerer::Prelude, sessions::expired_answer()),
         _ => {
             let server = prelude::Server {
                 tool: &shared.case.tool,
@@ -376,6 +382,10 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
         }
     };
     reply.answered_by(by, response.status);
+    // A 404 in a session ends it: the server keeps it ended (`sessions`).
+    if let (Some(id), Some(404)) = (session, response.status) {
+        shared.sessions.expire(id);
+    }
     (reply, response)
 }
 

@@ -150,3 +150,33 @@ fn a_relay_that_drops_the_status_or_dies_is_caught() {
         ["hop-survives"]
     );
 }
+
+#[test]
+fn a_bridge_that_died_is_not_started_again_for_the_next_call() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let cases = builtin()
+        .into_iter()
+        .filter(|c| c.id == "recovery/http-503-then-next-call")
+        .collect();
+    let report = Run::new(&relay("\"--exit-on-http-error\","))
+        .cases(cases)
+        .execute(&());
+    let report = JsonReport::from_run(&report);
+    let calls = &report.cases[0].calls;
+    // Call 1: the bridge dies with its upstream's 503. Call 2 finds it dead: the same bridge
+    // process or nothing, never a new one that would make it look recovered.
+    assert_eq!(
+        calls[0].observed_text.split(' ').next(),
+        Some("CONNECTION_ERROR")
+    );
+    let second = &calls[1].observed_text;
+    assert!(second.starts_with("CONNECTION_ERROR"), "{second}");
+    assert!(second.contains("is not started again"), "{second}");
+    assert_eq!(
+        calls[1].tool_posts, 0,
+        "no tools/call reached the upstream server"
+    );
+}

@@ -1376,3 +1376,43 @@ fn a_call_holding_a_lone_surrogate_gets_the_scripted_reply_and_is_recorded() {
     assert_eq!(record[0].body, body, "the body is recorded as it came");
     assert_eq!(record[0].reply.by, Answerer::Script);
 }
+
+#[test]
+fn a_session_that_got_a_404_stays_expired_and_a_new_one_works() {
+    let server = serve(
+        "[[call.reply]]\nstatus = 404\n[[call.reply]]\nstatus = 200\njson = '{\"jsonrpc\":\"2.0\",\"id\":\"$id\",\"result\":{\"content\":[]}}'\n",
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let session = |answer: &str| header(answer, "mcp-session-id").unwrap().to_owned();
+    let in_session = |id: &str, body: &str| {
+        read_until_eof(&mut send(
+            server.addr(),
+            &request(
+                body,
+                &format!("Mcp-Session-Id: {id}\r\nConnection: close\r\n"),
+            ),
+        ))
+    };
+    let first = session(&post(server.addr(), &init));
+    // The script's 404 to the call ends the session...
+    assert!(in_session(&first, &call(json!(1))).starts_with("HTTP/1.1 404 "));
+    // ...and every later request in it gets a 404 too: the next call (the script's 200 is kept
+    // for a live session) and a request the prelude would answer.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    for body in [call(json!(3)), list] {
+        let answer = in_session(&first, &body);
+        assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+        assert_eq!(json_body(&answer)["error"]["code"], -32001);
+    }
+    // A new session is a new id, and its call gets the script's next reply.
+    let second = session(&post(server.addr(), &init));
+    assert_ne!(first, second);
+    let answer = in_session(&second, &call(json!(4)));
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    // The record counts every tools/call the server received.
+    let calls = server.record().iter().filter(|e| e.is_tool_call()).count();
+    assert_eq!(calls, 3);
+}

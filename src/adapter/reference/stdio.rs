@@ -42,9 +42,17 @@ pub(super) struct Answer {
 
 impl Connections {
     /// Makes `call` over stdio, on the case's connection (started, or started again after the
-    /// server died).
+    /// server died, unless it was launched for a harness driver: a bridge is started once).
     pub async fn call(&self, call: &CallContext, era: Era) -> Answer {
-        let kept = self.take(call.client.id);
+        let mut kept = self.take(call.client.id);
+        if call.launch.is_some() && kept.as_mut().is_some_and(|c| !c.pipe.alive()) {
+            let why = "the stdio server (the bridge) exited after an earlier call of the case; a \
+                       bridge is not started again, so this call has nothing to go through";
+            return Answer {
+                classification: Classification::connection_error(why.to_owned()),
+                attempts: 0,
+            };
+        }
         let mut connection = match reuse_or_start(kept, call) {
             Ok(connection) => connection,
             Err(e) => {
