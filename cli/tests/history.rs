@@ -133,7 +133,7 @@ fn a_recorded_history_grows_by_a_version_given_beside_it() {
     std::fs::write(&gone, "pip install failed: no wheel\n").unwrap();
     let stdout = history(&dir, &[&gone]);
     assert!(
-        stdout.starts_with("history of python-sdk: 9 versions (1 unavailable), 67 changes: "),
+        stdout.starts_with("history of python-sdk: 9 versions (1 unavailable), 71 changes: "),
         "{stdout}"
     );
     let markdown = std::fs::read_to_string(dir.join("history.md")).unwrap();
