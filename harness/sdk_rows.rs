@@ -197,13 +197,8 @@ fn run_live(row: &str) -> Ran {
 fn run_side_by_side(rows: &[String], lanes: usize) -> Vec<Ran> {
     in_lanes(rows, lanes, |row| {
         let (ran, output) = run_captured(row);
-        let failures = output
-            .as_ref()
-            .map(|o| failed_trials(&String::from_utf8_lossy(&o.stdout)))
-            .unwrap_or_default();
         Ran {
             passed: show(row, output),
-            failures,
             ..ran
         }
     })
@@ -217,11 +212,15 @@ fn run_captured(row: &str) -> (Ran, std::io::Result<Output>) {
         .stderr(Stdio::piped())
         .output();
     let passed = output.as_ref().is_ok_and(|o| o.status.success());
+    let failures = output
+        .as_ref()
+        .map(|o| failed_trials(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_default();
     let ran = Ran {
         row: row.to_owned(),
         passed,
         took: started.elapsed(),
-        failures: Vec::new(),
+        failures,
     };
     (ran, output)
 }
