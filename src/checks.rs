@@ -260,10 +260,8 @@ impl Request<'_> {
 /// 2026-07-28 era judge such a probe, `legacy-fallback` among them; the session's rules start
 /// after it. A 2026-07-28 request the script answered is no probe: in a 2025 case it is a
 /// request of the session era without a session.
-fn is_refused_probe(exchange: &Exchange, message: &Value) -> bool {
-    let version = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
-    let says_modern = exchange.header("mcp-protocol-version") == Some(crate::era::MODERN_VERSION)
-        || version.and_then(Value::as_str) == Some(crate::era::MODERN_VERSION);
+fn is_refused_probe(exchange: &Exchange) -> bool {
+    let says_modern = exchange.says_modern();
     let refused = exchange
         .reply
         .status
@@ -298,7 +296,7 @@ impl<'a> Requests<'a> {
             let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
             let modern = match stateless {
                 true => !initialized,
-                false => !initialized && is_refused_probe(exchange, &message),
+                false => !initialized && is_refused_probe(exchange),
             };
             let method = exchange.jsonrpc_method.as_deref();
             let what = match method {

@@ -27,6 +27,15 @@ pub const KNOWN_VERSIONS: [&str; 3] = [SESSION_VERSIONS[0], SESSION_VERSIONS[1],
 pub const NEGOTIABLE_SESSION_VERSIONS: [&str; 3] =
     ["2025-03-26", SESSION_VERSIONS[0], SESSION_VERSIONS[1]];
 
+/// The session version the wire server negotiates for an `initialize` that asks for `asked`:
+/// the one asked for when it can, else [`NEWEST_SESSION_VERSION`].
+pub fn negotiated(asked: Option<&str>) -> &'static str {
+    NEGOTIABLE_SESSION_VERSIONS
+        .into_iter()
+        .find(|v| Some(*v) == asked)
+        .unwrap_or(NEWEST_SESSION_VERSION)
+}
+
 /// The era a protocol version belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Era {

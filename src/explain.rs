@@ -111,7 +111,8 @@ pub fn shown_id(id: &str) -> Cow<'_, str> {
     Cow::Owned(shown)
 }
 
-/// `HTTP_ERROR status=503 tool_posts=1`
+/// `HTTP_ERROR status=503 tool_posts=1`, and `(in a 2025-11-25 session)` when the client fell
+/// back to one in a 2026-07-28 case: the era it was judged by.
 pub fn expected(call: &CallRecord) -> String {
     let e = &call.expect;
     let mut text = e.outcome.to_string();
@@ -123,6 +124,9 @@ pub fn expected(call: &CallRecord) -> String {
     }
     if let Some(posts) = e.tool_posts {
         let _ = write!(text, " tool_posts={posts}");
+    }
+    if call.fell_back {
+        let _ = write!(text, " (in a {} session)", call.spoken);
     }
     text
 }

@@ -39,8 +39,15 @@ pub struct CaseRecord {
 /// The result of one call.
 #[derive(Debug, Clone, Serialize)]
 pub struct CallRecord {
-    /// What a correct client reports.
+    /// What a correct client reports: the case's `expect`, or its `expect_session` when the
+    /// client spoke a 2025 session in a 2026-07-28 case ([`crate::case::Call::expectation`]).
     pub expect: Expect,
+    /// The protocol version the client spoke in the call, as the server saw it
+    /// ([`crate::verdict::spoken`]).
+    pub spoken: String,
+    /// Whether the client fell back: it spoke a 2025 session in a 2026-07-28 case.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fell_back: bool,
     /// What the adapter reported; `None` when it hung or crashed.
     pub report: Option<AdapterReport>,
     /// What the adapter wrote on the side (an adapter program's stderr, bounded), with the

@@ -10,6 +10,7 @@ use crate::case::Transport;
 use crate::case::{Case, CaseSource, Expect, Grade, LoadError};
 use crate::checks;
 use crate::coarse;
+use crate::era::Era;
 use crate::observation::AdapterReport;
 use crate::record::{CallRecord, CaseRecord};
 use crate::rules::{Facts, Rules};
@@ -202,7 +203,13 @@ async fn run_call<D: Driver>(
         began_ms,
         ended_ms: elapsed_ms(server),
     };
-    let expect = case.file.call[index].expect.clone();
+    // Judged by the era the client spoke (cases/README.md, "The era a client speaks").
+    let spoken = server.with_record(|exchanges| {
+        crate::verdict::spoken(exchanges, index, &case.file.protocol_version)
+    });
+    let fell_back = Era::of(&case.file.protocol_version) == Some(Era::Stateless)
+        && Era::of(&spoken) != Some(Era::Stateless);
+    let expect = case.file.call[index].expectation(&spoken).clone();
     // The client gave up on the call: it said so, or it answered no sooner than its timeout (a
     // framework may report its timeout as something else).
     let (claimed, timed_out) = match &ended {
@@ -243,6 +250,7 @@ async fn run_call<D: Driver>(
             checks.extend(crate::hop::checks(
                 &case.file,
                 index,
+                &expect,
                 report.as_ref(),
                 &counts,
             ));
@@ -258,6 +266,8 @@ async fn run_call<D: Driver>(
     };
     CallRecord {
         expect,
+        spoken,
+        fell_back,
         report,
         adapter_log: log.text(),
         verdict,
@@ -278,6 +288,8 @@ fn unsupported(case: &Case, options: &RunOptions, started: Instant, why: &str) -
     let file = &case.file;
     let call = CallRecord {
         expect: file.call[0].expect.clone(),
+        spoken: file.protocol_version.clone(),
+        fell_back: false,
         report: Some(AdapterReport::Unsupported {
             unsupported: why.to_owned(),
         }),

@@ -2,8 +2,9 @@
 
 use crate::case::Expect;
 use crate::observation::Observation;
-use crate::wire::Exchange;
+use crate::wire::{Answerer, Exchange};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::fmt;
 
 /// The judgement on one call (or, taking the worst, on one case). Its word (`pass`,
@@ -93,6 +94,39 @@ impl ServerCounts {
             scripted: saturating_u32(mine().filter(|e| e.reply.by.is_scripted()).count()),
             requests: saturating_u32(mine().count()),
         }
+    }
+}
+
+/// The protocol version the client spoke in call `call`, as the server's record shows it:
+/// 2026-07-28 when the call's first `tools/call` says so (its `MCP-Protocol-Version` header or
+/// its `_meta`); else the version negotiated by the last `initialize` the server answered before
+/// that `tools/call` (in this call or an earlier one of the case: they share one client); else
+/// the version the case speaks (`case_version`). A 2025-only client in a 2026-07-28 case speaks
+/// a session (the server offers `initialize` for the fall back) and is judged by that era's
+/// expectation ([`crate::case::Call::expectation`]; cases/README.md, "The era a client speaks").
+pub fn spoken(exchanges: &[Exchange], call: usize, case_version: &str) -> String {
+    let upto: Vec<&Exchange> = exchanges.iter().filter(|e| e.call <= call).collect();
+    let first_call = upto.iter().position(|e| e.call == call && e.is_tool_call());
+    if let Some(at) = first_call
+        && upto[at].says_modern()
+    {
+        return crate::era::MODERN_VERSION.to_owned();
+    }
+    let before = &upto[..first_call.unwrap_or(upto.len())];
+    let session = before.iter().rev().find(|e| {
+        e.jsonrpc_method.as_deref() == Some("initialize")
+            && e.reply.by == Answerer::Prelude
+            && e.reply.status.is_none_or(|status| status == 200)
+    });
+    match session {
+        Some(initialize) => {
+            let message: Value = serde_json::from_str(&initialize.body).unwrap_or(Value::Null);
+            let asked = message
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str);
+            crate::era::negotiated(asked).to_owned()
+        }
+        None => case_version.to_owned(),
     }
 }
 

@@ -199,6 +199,11 @@ impl Default for Tool {
 pub struct Call {
     /// What a correct client reports.
     pub expect: Expect,
+    /// What a correct client reports when it speaks a 2025 session in this 2026-07-28 case
+    /// (it sent `initialize`, which the server offers for the fall back), where the two eras'
+    /// rules differ; without it, `expect` holds in either era. See [`Call::expectation`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_session: Option<Expect>,
     /// The call's arguments, a JSON text (default `{}`).
     #[serde(default)]
     pub arguments: Option<String>,
@@ -236,6 +241,16 @@ pub struct Call {
 }
 
 impl Call {
+    /// The expectation for a call the client spoke in `spoken` ([`crate::verdict::spoken`]):
+    /// `expect_session` when the client spoke a session version and the case names one,
+    /// else `expect`.
+    pub fn expectation(&self, spoken: &str) -> &Expect {
+        match (&self.expect_session, crate::era::Era::of(spoken)) {
+            (Some(session), Some(crate::era::Era::Session) | None) => session,
+            _ => &self.expect,
+        }
+    }
+
     /// The scripted answers to POSTs of the task method `method` (`tasks/get`, `tasks/result`,
     /// `tasks/cancel`), when it is one; `None` for any other method.
     pub fn task_replies(&self, method: &str) -> Option<&[Reply]> {

@@ -48,7 +48,7 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
         let at = |(key, msg): Problem| (format!("call[{i}].{key}"), msg);
         match transport {
             Transport::Http => validate_call(call, modern).map_err(at)?,
-            Transport::Stdio => validate_stdio_call(call).map_err(at)?,
+            Transport::Stdio => validate_stdio_call(call, modern).map_err(at)?,
         }
     }
     Ok(())
@@ -93,6 +93,7 @@ fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
         validate_reply(reply).map_err(|(key, msg)| (format!("resume[{j}].{key}"), msg))?;
     }
     validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))?;
+    validate_expect_session(call, modern)?;
     // 2026-07-28 streams are not resumable: the replies can only be bait for a client that
     // resumes anyway, and then the case must say it expects none.
     if modern && !call.resume.is_empty() && call.expect.resumes != Some(0) {
@@ -102,6 +103,33 @@ fn validate_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
              protocol_version, or remove [[call.resume]]"
         );
         return Err(("resume".into(), msg));
+    }
+    Ok(())
+}
+
+/// `expect_session`: only in a 2026-07-28 case (a 2025 case's `expect` is the session's), a
+/// valid expectation, and one that differs from `expect` (else it says nothing).
+fn validate_expect_session(call: &Call, modern: bool) -> Result<(), Problem> {
+    let Some(session) = &call.expect_session else {
+        return Ok(());
+    };
+    let key = "expect_session";
+    if !modern {
+        let msg = format!(
+            "only a {MODERN_VERSION} case has an expectation for a client that falls back to a \
+             2025 session: in a 2025 case `expect` is already the session's; remove it"
+        );
+        return Err((key.into(), msg));
+    }
+    validate_expect(session).map_err(|(k, msg)| (format!("{key}.{k}"), msg))?;
+    for (k, &ms) in session.min_gaps_ms.iter().enumerate() {
+        bounded(&format!("{key}.min_gaps_ms[{k}]"), ms)?;
+    }
+    if *session == call.expect {
+        let msg = "is the same as `expect`, which holds in either era when there is no \
+                   `expect_session`; remove it"
+            .to_owned();
+        return Err((key.into(), msg));
     }
     Ok(())
 }
@@ -136,7 +164,7 @@ fn validate_timing(call: &Call) -> Result<(), Problem> {
 
 /// A call of a stdio case: `[[call.stdio]]` answers, no HTTP keys, an expectation a stdio
 /// client can meet.
-fn validate_stdio_call(call: &mut Call) -> Result<(), Problem> {
+fn validate_stdio_call(call: &mut Call, modern: bool) -> Result<(), Problem> {
     validate_arguments(call)?;
     validate_timing(call)?;
     let http_keys = [
@@ -159,7 +187,13 @@ fn validate_stdio_call(call: &mut Call) -> Result<(), Problem> {
         validate_stdio_reply(reply).map_err(|(key, msg)| (format!("stdio[{j}].{key}"), msg))?;
     }
     validate_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))?;
-    validate_stdio_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))
+    validate_stdio_expect(&call.expect).map_err(|(key, msg)| (format!("expect.{key}"), msg))?;
+    validate_expect_session(call, modern)?;
+    match &call.expect_session {
+        Some(session) => validate_stdio_expect(session)
+            .map_err(|(key, msg)| (format!("expect_session.{key}"), msg)),
+        None => Ok(()),
+    }
 }
 
 /// Over stdio there is no HTTP: no status, and none of the outcomes only HTTP can give.

@@ -1,7 +1,7 @@
 //! The checks of a bridge row (docs/bridges.md, "Checks"): judged besides the faithful-hop
 //! table, on what the upstream server received and on whether the bridge still serves.
 
-use crate::case::{CaseFile, Grade};
+use crate::case::{CaseFile, Expect, Grade};
 use crate::checks::Check;
 use crate::observation::AdapterReport;
 use crate::outcome::Outcome;
@@ -18,15 +18,16 @@ pub const PROBE_ANSWERED: &str = "after the call, the same bridge answered tools
 /// How it says the bridge did not (what happened follows, after `: `).
 pub const PROBE_FAILED: &str = "after the call, the same bridge did not answer tools/list";
 
-/// The bridge checks of call `index` of `case`, given what the reference client reported
+/// The bridge checks of call `index` of `case`, given the expectation that applied (the era
+/// the bridge's client spoke upstream decides it), what the reference client reported
 /// downstream and what the upstream server counted.
 pub(crate) fn checks(
     case: &CaseFile,
     index: usize,
+    expect: &Expect,
     report: Option<&AdapterReport>,
     counts: &ServerCounts,
 ) -> Vec<Check> {
-    let expect = &case.call[index].expect;
     let mut checks = Vec::new();
     if !repeatable(case) {
         let allowed = expect.tool_posts.unwrap_or(1).max(1);

@@ -243,19 +243,46 @@ fn the_bridge_checks_judge_retries_survival_and_silence() {
     // A tool that is not repeatable: a second upstream POST fails hop-no-retry-unsafe.
     let plain = case("", 1);
     assert_eq!(
-        failed(&checks(&plain, 0, Some(&report), &retried)),
+        failed(&checks(
+            &plain,
+            0,
+            &plain.call[0].expect,
+            Some(&report),
+            &retried
+        )),
         ["hop-no-retry-unsafe"]
     );
-    assert!(failed(&checks(&plain, 0, Some(&report), &reached())).is_empty());
+    assert!(
+        failed(&checks(
+            &plain,
+            0,
+            &plain.call[0].expect,
+            Some(&report),
+            &reached()
+        ))
+        .is_empty()
+    );
     // An idempotent one may be repeated: the check is not judged.
     let idempotent = case("idempotentHint = true", 1);
-    let judged = checks(&idempotent, 0, Some(&report), &retried);
+    let judged = checks(
+        &idempotent,
+        0,
+        &idempotent.call[0].expect,
+        Some(&report),
+        &retried,
+    );
     assert!(judged.iter().all(|c| c.name != "hop-no-retry-unsafe"));
     // After the last call the bridge must still answer.
     let gone = Observation::new(JsonrpcError).with_detail(format!(
         "x; {PROBE_FAILED}: the process exited with status 1"
     ));
-    let gone = checks(&plain, 0, Some(&AdapterReport::Observed(gone)), &reached());
+    let gone = checks(
+        &plain,
+        0,
+        &plain.call[0].expect,
+        Some(&AdapterReport::Observed(gone)),
+        &reached(),
+    );
     assert_eq!(failed(&gone), ["hop-survives"]);
     assert!(
         gone[1].detail.ends_with("the process exited with status 1"),
@@ -264,14 +291,20 @@ fn the_bridge_checks_judge_retries_survival_and_silence() {
     // Judged after the last call only.
     let two = case("", 2);
     assert!(
-        checks(&two, 0, Some(&report), &reached())
+        checks(&two, 0, &two.call[0].expect, Some(&report), &reached())
             .iter()
             .all(|c| c.name != "hop-survives")
     );
     // Silence downstream fails hop-answers.
     let silent = AdapterReport::Observed(Observation::new(Timeout).with_detail(PROBE_ANSWERED));
     assert_eq!(
-        failed(&checks(&plain, 0, Some(&silent), &reached())),
+        failed(&checks(
+            &plain,
+            0,
+            &plain.call[0].expect,
+            Some(&silent),
+            &reached()
+        )),
         ["hop-answers"]
     );
 }

@@ -172,6 +172,8 @@ mod tests {
         (record.error, record.verdict, record.standing) = (None, Verdict::Pass, Standing::Pass);
         record.calls.push(CallRecord {
             expect: Expect::new(Outcome::ToolError),
+            spoken: crate::era::MODERN_VERSION.to_owned(),
+            fell_back: false,
             report: None,
             adapter_log: None,
             verdict: Verdict::Pass,

@@ -226,8 +226,17 @@ impl JsonCheck {
 /// One call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonCall {
-    /// The expectation, as the case file names it.
+    /// The expectation that applied, as the case file names it: `expect`, or `expect_session`
+    /// when the client fell back to a 2025 session in a 2026-07-28 case.
     pub expected: Expect,
+    /// The protocol version the client spoke in the call, as the server saw it (added in v1
+    /// later; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spoken: Option<String>,
+    /// Whether the client fell back to a 2025 session in a 2026-07-28 case (added in v1 later;
+    /// absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fell_back: bool,
     /// The adapter's report (an observation or `{"unsupported": why}`); `null` after a hang
     /// or a crash.
     pub observed: Option<AdapterReport>,
@@ -480,6 +489,8 @@ impl JsonCall {
     fn of(call: &CallRecord) -> Self {
         JsonCall {
             expected: call.expect.clone(),
+            spoken: Some(call.spoken.clone()),
+            fell_back: call.fell_back,
             observed: call.report.clone(),
             verdict: call.verdict,
             problems: call.problems.clone(),

@@ -6,7 +6,7 @@ use super::response::Response;
 use crate::case::Tool;
 use serde_json::{Value, json};
 
-use crate::era::{Era, MODERN_VERSION, NEGOTIABLE_SESSION_VERSIONS, NEWEST_SESSION_VERSION};
+use crate::era::{Era, MODERN_VERSION, NEWEST_SESSION_VERSION};
 
 /// What the prelude answers with: the case's tool, the era of the server the case stands for
 /// (its `protocol_version`'s), and the session id an `initialize` gets.
@@ -83,9 +83,7 @@ fn initialize(id: Value, message: &Value, session: &str, tasks: bool) -> Respons
     let asked = message
         .pointer("/params/protocolVersion")
         .and_then(Value::as_str);
-    let version = asked
-        .filter(|v| NEGOTIABLE_SESSION_VERSIONS.contains(v))
-        .unwrap_or(NEWEST_SESSION_VERSION);
+    let version = crate::era::negotiated(asked);
     let mut capabilities = json!({"tools": {}});
     // 2025-11-25 basic/utilities/tasks, "Capabilities": a client MUST NOT call a tool as a
     // task unless the server declares `tasks.requests.tools.call`. Older versions have none.
