@@ -12,8 +12,10 @@ use std::time::Duration;
 
 /// How long a call's set-up may take, from the adapter's first request of the call to its
 /// `tools/call`, when the call's deadline is shorter: generous against a slow client on a busy
-/// machine, short enough that a client stuck before its call is judged in seconds.
-pub const SET_UP_BOUND: Duration = Duration::from_secs(10);
+/// machine (an agent's first model turn comes between its `initialize` and its call: on two
+/// cores beside the bridge rows that took more than 10 s), short enough that a client stuck
+/// before its call is judged within half a minute.
+pub const SET_UP_BOUND: Duration = Duration::from_secs(30);
 
 /// How often the runner looks at the server's record while it waits for a request: an
 /// adapter's first while it starts up (the clock starts at most this much after the request

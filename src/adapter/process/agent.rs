@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long an agent has from its start to its first turn, by default.
-pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a call waits for its agent to exit after the model's final text (agents exit in
 /// well under a second): what the user saw goes to the call's log, not to the observation,
 /// whose detail must not depend on how fast the machine is.

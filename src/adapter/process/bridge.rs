@@ -38,7 +38,7 @@ pub const GRACE: Duration = Duration::from_secs(10);
 /// How long the request after the last call (`tools/list`) may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an HTTP bridge has to listen, by default.
-pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
 /// The protocol version the reference client speaks to a bridge unless the row says another.
 pub const DOWNSTREAM_VERSION: &str = "2025-06-18";
 /// The most bridges kept between the calls of their cases.
