@@ -284,6 +284,13 @@ pub trait Adapter: Send + Sync {
 
 pub mod closure;
 
+/// How long a call's set-up may take, from the adapter's first request of the call to its
+/// `tools/call`, when the call's deadline is shorter: generous against a slow client on a busy
+/// machine, short enough that a client stuck before its call is judged in seconds. A driver may
+/// ask for more ([`Driver::set_up_bound`]: an agent's model turn comes between
+/// its `initialize` and its call).
+pub(crate) const SET_UP_BOUND: Duration = Duration::from_secs(10);
+
 /// What the runner drives for each call: an in-process [`Adapter`] (every one is a `Driver`)
 /// or an adapter that can fail in ways an `Adapter` cannot express, such as a program
 /// ([`process::ProcessAdapter`]).
@@ -339,6 +346,12 @@ pub trait Driver: Send + Sync {
     /// is its timeout plus this plus the margin. The default: nothing.
     fn extra_wait(&self) -> Duration {
         Duration::ZERO
+    }
+
+    /// How long a call's set-up may take from the driver's first request to its `tools/call`
+    /// (`src/runner/clock.rs`). The default: 10 s.
+    fn set_up_bound(&self) -> Duration {
+        SET_UP_BOUND
     }
 
     /// What the reports say about the adapter besides the run's own settings: the name and

@@ -193,6 +193,7 @@ async fn run_call<D: Driver>(
             .timeout
             .saturating_add(adapter.extra_wait())
             .saturating_add(options.deadline_margin),
+        set_up: adapter.set_up_bound(),
         server,
         index,
     };

@@ -1,7 +1,8 @@
 //! A call's deadline, and where it starts. The deadline (the call's timeout, the driver's extra
 //! wait and the runner's margin) runs from the call's `tools/call` reaching the server: setting a
 //! client up (connecting, `initialize`, discovery) is not the call's time, and a busy machine that
-//! slows it must not turn an answer into a hang. Set-up has a bound of its own, [`SET_UP_BOUND`]
+//! slows it must not turn an answer into a hang. Set-up has a bound of its own, the driver's
+//! [`Driver::set_up_bound`](crate::adapter::Driver::set_up_bound)
 //! (or the deadline, when that is longer), from the adapter's first request of the call; a client
 //! that has not sent its `tools/call` by then is a hang that says so. An adapter that sends no
 //! request at all has the deadline from when it could act, as before.
@@ -9,13 +10,6 @@
 use crate::adapter::{NewProcess, StartUp};
 use crate::wire::WireServer;
 use std::time::Duration;
-
-/// How long a call's set-up may take, from the adapter's first request of the call to its
-/// `tools/call`, when the call's deadline is shorter: generous against a slow client on a busy
-/// machine (an agent's first model turn comes between its `initialize` and its call: on two
-/// cores beside the bridge rows that took more than 10 s), short enough that a client stuck
-/// before its call is judged within half a minute.
-pub const SET_UP_BOUND: Duration = Duration::from_secs(30);
 
 /// How often the runner looks at the server's record while it waits for a request: an
 /// adapter's first while it starts up (the clock starts at most this much after the request
@@ -27,6 +21,8 @@ pub const RECORD_POLL: Duration = Duration::from_millis(10);
 pub struct Clock<'s> {
     /// The call's timeout plus the driver's extra wait and the runner's margin.
     pub deadline: Duration,
+    /// The set-up bound: what the driver asks for ([`crate::adapter::SET_UP_BOUND`] by default).
+    pub set_up: Duration,
     pub server: &'s WireServer,
     pub index: usize,
 }
@@ -84,7 +80,7 @@ impl Clock<'_> {
             Some(after) => CallStart::ToolsCall(after),
             None if !self.any_request() => CallStart::NoRequest,
             None => {
-                let bound = SET_UP_BOUND.max(self.deadline);
+                let bound = self.set_up.max(self.deadline);
                 let left = bound.saturating_sub(origin.elapsed());
                 match self.tools_call(left).await {
                     Some(_) => CallStart::ToolsCall(origin.elapsed()),
