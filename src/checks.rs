@@ -260,8 +260,8 @@ impl Request<'_> {
 /// 2026-07-28 era judge such a probe, `legacy-fallback` among them; the session's rules start
 /// after it. A 2026-07-28 request the script answered is no probe: in a 2025 case it is a
 /// request of the session era without a session.
-fn is_refused_probe(exchange: &Exchange) -> bool {
-    let says_modern = exchange.says_modern();
+fn is_refused_probe(exchange: &Exchange, message: &Value) -> bool {
+    let says_modern = crate::era::says_modern(exchange.header("mcp-protocol-version"), message);
     let refused = exchange
         .reply
         .status
@@ -296,7 +296,7 @@ impl<'a> Requests<'a> {
             let message = serde_json::from_str(&exchange.body).unwrap_or(Value::Null);
             let modern = match stateless {
                 true => !initialized,
-                false => !initialized && is_refused_probe(exchange),
+                false => !initialized && is_refused_probe(exchange, &message),
             };
             let method = exchange.jsonrpc_method.as_deref();
             let what = match method {

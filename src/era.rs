@@ -36,6 +36,14 @@ pub fn negotiated(asked: Option<&str>) -> &'static str {
         .unwrap_or(NEWEST_SESSION_VERSION)
 }
 
+/// Whether a request says it is a 2026-07-28 one: its `MCP-Protocol-Version` header or its
+/// parsed body's `_meta` names [`MODERN_VERSION`].
+pub fn says_modern(version_header: Option<&str>, message: &serde_json::Value) -> bool {
+    let meta = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+    version_header == Some(MODERN_VERSION)
+        || meta.and_then(serde_json::Value::as_str) == Some(MODERN_VERSION)
+}
+
 /// The era a protocol version belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Era {

@@ -224,6 +224,15 @@ fn case(annotations: &str, calls: usize) -> CaseFile {
     toml::from_str(&text).unwrap()
 }
 
+/// The bridge checks of a one-call case's call, judged by its `expect`.
+fn judge(
+    case: &CaseFile,
+    report: Option<&AdapterReport>,
+    counts: &ServerCounts,
+) -> Vec<crate::checks::Check> {
+    checks(case, 0, &case.call[0].expect, report, counts)
+}
+
 fn failed(checks: &[crate::checks::Check]) -> Vec<&str> {
     checks
         .iter()
@@ -243,46 +252,19 @@ fn the_bridge_checks_judge_retries_survival_and_silence() {
     // A tool that is not repeatable: a second upstream POST fails hop-no-retry-unsafe.
     let plain = case("", 1);
     assert_eq!(
-        failed(&checks(
-            &plain,
-            0,
-            &plain.call[0].expect,
-            Some(&report),
-            &retried
-        )),
+        failed(&judge(&plain, Some(&report), &retried)),
         ["hop-no-retry-unsafe"]
     );
-    assert!(
-        failed(&checks(
-            &plain,
-            0,
-            &plain.call[0].expect,
-            Some(&report),
-            &reached()
-        ))
-        .is_empty()
-    );
+    assert!(failed(&judge(&plain, Some(&report), &reached())).is_empty());
     // An idempotent one may be repeated: the check is not judged.
     let idempotent = case("idempotentHint = true", 1);
-    let judged = checks(
-        &idempotent,
-        0,
-        &idempotent.call[0].expect,
-        Some(&report),
-        &retried,
-    );
+    let judged = judge(&idempotent, Some(&report), &retried);
     assert!(judged.iter().all(|c| c.name != "hop-no-retry-unsafe"));
     // After the last call the bridge must still answer.
     let gone = Observation::new(JsonrpcError).with_detail(format!(
         "x; {PROBE_FAILED}: the process exited with status 1"
     ));
-    let gone = checks(
-        &plain,
-        0,
-        &plain.call[0].expect,
-        Some(&AdapterReport::Observed(gone)),
-        &reached(),
-    );
+    let gone = judge(&plain, Some(&AdapterReport::Observed(gone)), &reached());
     assert_eq!(failed(&gone), ["hop-survives"]);
     assert!(
         gone[1].detail.ends_with("the process exited with status 1"),
@@ -291,20 +273,14 @@ fn the_bridge_checks_judge_retries_survival_and_silence() {
     // Judged after the last call only.
     let two = case("", 2);
     assert!(
-        checks(&two, 0, &two.call[0].expect, Some(&report), &reached())
+        judge(&two, Some(&report), &reached())
             .iter()
             .all(|c| c.name != "hop-survives")
     );
     // Silence downstream fails hop-answers.
     let silent = AdapterReport::Observed(Observation::new(Timeout).with_detail(PROBE_ANSWERED));
     assert_eq!(
-        failed(&checks(
-            &plain,
-            0,
-            &plain.call[0].expect,
-            Some(&silent),
-            &reached()
-        )),
+        failed(&judge(&plain, Some(&silent), &reached())),
         ["hop-answers"]
     );
 }

@@ -170,15 +170,10 @@ impl Exchange {
         self.http_method == "GET" && self.header("last-event-id").is_some()
     }
 
-    /// Whether this request says it is a 2026-07-28 one: its `MCP-Protocol-Version` header or
-    /// its `_meta` names [`crate::era::MODERN_VERSION`].
+    /// Whether this request says it is a 2026-07-28 one ([`crate::era::says_modern`]).
     pub fn says_modern(&self) -> bool {
-        let modern = crate::era::MODERN_VERSION;
-        let message: serde_json::Value =
-            serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null);
-        let version = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
-        self.header("mcp-protocol-version") == Some(modern)
-            || version.and_then(serde_json::Value::as_str) == Some(modern)
+        let message = serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null);
+        crate::era::says_modern(self.header("mcp-protocol-version"), &message)
     }
 
     /// The first header with this lowercase name.
