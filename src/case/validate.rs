@@ -2,9 +2,11 @@
 //! form, options that contradict each other are named. JSON texts are made compact here, once,
 //! so the wire server sends them as they are.
 
+use super::auth::{Auth, Prm, StartToken, TokenReply};
 use super::http::{HTTP_DATE, MAX_HTTP_DATE_OFFSET, has_body, http_date_offset};
-use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, End, Event, Expect, MAX_REPEAT, Reply};
+use super::model::{Call, CaseFile, DEFAULT_TIMEOUT_MS, Expect};
 use super::problem::{Problem, bounded, json_text};
+use super::reply::{End, Event, MAX_REPEAT, Reply};
 use super::stdio::{Transport, validate_stdio_reply};
 use crate::era::{Era, KNOWN_VERSIONS, MODERN_VERSION};
 use crate::outcome::{Layer, Outcome};
@@ -41,6 +43,29 @@ pub fn validate(file: &mut CaseFile) -> Result<(), Problem> {
     if file.call.is_empty() {
         let msg = "a case needs at least one [[call]] table".to_owned();
         return Err(("call".into(), msg));
+    }
+    match (&mut file.auth, file.transport) {
+        (Some(_), Transport::Stdio) => {
+            let msg = "authorization is HTTP's: \"Implementations using an STDIO transport \
+                       SHOULD NOT follow this specification\" (basic/authorization); remove \
+                       [auth] or serve the case over HTTP";
+            return Err(("auth".into(), msg.into()));
+        }
+        (Some(auth), Transport::Http) => validate_auth(auth)?,
+        (None, _) => {
+            let counts_auth = |c: &Call| {
+                [&c.expect]
+                    .into_iter()
+                    .chain(&c.expect_session)
+                    .any(|e| e.token_posts.is_some() || e.authorizations.is_some())
+            };
+            if let Some(i) = file.call.iter().position(counts_auth) {
+                let msg = "token_posts and authorizations count requests to the authorization \
+                           server, which only a case with an [auth] table has: add one, or \
+                           drop them";
+                return Err((format!("call[{i}].expect"), msg.into()));
+            }
+        }
     }
     let modern = Era::of(&file.protocol_version) == Some(Era::Stateless);
     let transport = file.transport;
@@ -529,6 +554,63 @@ fn validate_await(event: &Event, wait: u64) -> Result<(), Problem> {
     if event.times() > 1 {
         let msg = "a repeated request would reuse its id: drop `repeat` or `await_answer_ms`";
         return Err(("await_answer_ms".into(), msg.into()));
+    }
+    Ok(())
+}
+
+/// Validates `auth` (keys named from `auth.`).
+fn validate_auth(auth: &mut Auth) -> Result<(), Problem> {
+    if auth.valid_for.is_some() && auth.access_token != StartToken::Valid {
+        let msg = "`valid_for` counts the requests a valid start token is accepted on: use it \
+                   with `access_token = \"valid\"`, or leave it out";
+        return Err(("auth.valid_for".into(), msg.into()));
+    }
+    if auth.scope.trim().is_empty() {
+        let msg = "a granted scope: one or more space-separated scopes (`mcp:tools`)";
+        return Err(("auth.scope".into(), msg.into()));
+    }
+    if let Some(status) = auth.prm_path_status
+        && !(400..600).contains(&status)
+    {
+        let msg = format!("{status} is no refusal: give a 4xx or 5xx status, or leave it out");
+        return Err(("auth.prm_path_status".into(), msg));
+    }
+    if auth.prm_path_status.is_some() && matches!(auth.prm, Prm::Path | Prm::None) {
+        let msg = "the path-aware URL answers this status instead of the document, so the \
+                   root URL must serve it: `prm = \"both\"` or `\"root\"`";
+        return Err(("auth.prm_path_status".into(), msg.into()));
+    }
+    for (key, value) in [
+        ("challenge", &auth.challenge),
+        ("forbidden_challenge", &auth.forbidden_challenge),
+    ] {
+        let filled = value
+            .replace("{resource_metadata}", "x")
+            .replace("{scope}", "x");
+        if let Some(msg) = header_problem("www-authenticate", &filled) {
+            return Err((format!("auth.{key}"), msg));
+        }
+    }
+    if let Some(reply) = &mut auth.unauthorized {
+        if reply.status != Some(401) {
+            let msg = "the answer to a request without a valid token: give it `status = 401`";
+            return Err(("auth.unauthorized.status".into(), msg.into()));
+        }
+        validate_reply(reply).map_err(|(key, msg)| (format!("auth.unauthorized.{key}"), msg))?;
+    }
+    if let Some(scope) = &auth.scope_required
+        && (scope.trim().is_empty() || scope.contains(' '))
+    {
+        let msg = "one scope the tool call needs (`mcp:write`)";
+        return Err(("auth.scope_required".into(), msg.into()));
+    }
+    for (k, answer) in auth.token.iter().enumerate() {
+        let issues = matches!(answer.answer, TokenReply::Issue | TokenReply::Rotate);
+        if answer.expires_in.is_some() && !issues {
+            let msg = "`expires_in` is the lifetime of an issued token: use it with `answer = \
+                       \"issue\"` or `\"rotate\"`";
+            return Err((format!("auth.token[{k}].expires_in"), msg.into()));
+        }
     }
     Ok(())
 }
