@@ -92,16 +92,16 @@
 //! reqwest client as `my_client` and step 4 below; `cargo run --example tutorial` prints:
 //!
 //! ```text
-//! running 162 tests
-//! test [must]   accepted/empty-200                             ... FAILED
+//! running 195 tests
+//! test [must]   accepted/empty-200                               ... FAILED
 //! …
-//! test [must]   jsonrpc/invalid-params                         ... ok
+//! test [must]   jsonrpc/invalid-params                           ... ok
 //! …
-//! test [must]   sse/final-result                               ... FAILED
+//! test [must]   sse/final-result                                 ... FAILED
 //! …
-//! test result: FAILED. 54 passed; 36 failed; 72 ignored; 0 measured; 0 filtered out; finished in 7.55s
+//! test result: FAILED. 54 passed; 36 failed; 105 ignored; 0 measured; 0 filtered out; finished in 7.55s
 //!
-//! mcp-error-layers: my-client: 162 cases: 24 passed, 0 accepted, 30 warnings, 36 failed, 72 skipped; hangs 0, adapter errors 0; 0 snapshots changed
+//! mcp-error-layers: my-client: 195 cases: 24 passed, 0 accepted, 30 warnings, 36 failed, 105 skipped; hangs 0, adapter errors 0; 0 snapshots changed
 //! ```
 //!
 //! The warnings are SHOULD-grade mismatches: they pass with a `warning:` on stderr unless the
@@ -245,6 +245,16 @@
 //! | 2025-11-25, 2026-07-28 | after giving up on a task: `tasks/cancel`, never `notifications/cancelled` | `task-cancel-not-notification` | should |
 //! | 2026-07-28 | `Mcp-Name` equal to `params.taskId` on `tasks/get`, `tasks/update`, `tasks/cancel` | `task-name-header` | must |
 //! | 2026-07-28 | never `tasks/result` (the tasks extension removed it) | `no-tasks-result-2026` | must |
+//! | all, with `[auth]` | `Authorization: Bearer` on every MCP request while it holds a token | `auth-header` | must |
+//! | all, with `[auth]` | never the token in the query string | `auth-not-in-query` | must |
+//! | all, with `[auth]` | `resource` (the MCP endpoint) in every token and authorization request | `auth-token-resource` | must |
+//! | all, with `[auth]` | on a 401 with a refresh token held: the refresh grant before any interactive authorization | `auth-refresh-first` | must |
+//! | all, with `[auth]` | never a refresh token that rotation replaced | `auth-rotated-refresh` | must |
+//! | all, with `[auth]` | per call at most 3 refused requests, 3 token requests, 1 interactive authorization | `auth-attempts-bounded` | must |
+//! | all, with `[auth]` | after a 403 `insufficient_scope`: a token or authorization request | `auth-step-up-attempted` | should |
+//! | all, with `[auth]` | each token or authorization request after it names the challenged scopes | `auth-step-up-scope` | must |
+//! | all, with `[auth]` | nothing sent to endpoints of metadata whose `issuer` is not the server's | `auth-issuer-checked` | must |
+//! | all, with `[auth]` | after a 401 or 403, no GET outside a session (legacy HTTP+SSE) | `auth-no-legacy-fallback` | should |
 //!
 //! `docs/adapters.md` of this crate has the same per era, with a minimal request, and
 //! `cases/README.md` the exact rule of each check. The client in `examples/tutorial.rs` and the
@@ -470,7 +480,7 @@
 //! After the tests, the run prints its verdict counts:
 //!
 //! ```text
-//! mcp-error-layers: careless-client: 162 cases: 0 passed, 2 accepted, 0 warnings, 88 failed, 72 skipped; hangs 3, adapter errors 3; 0 snapshots changed
+//! mcp-error-layers: careless-client: 195 cases: 0 passed, 2 accepted, 0 warnings, 88 failed, 105 skipped; hangs 3, adapter errors 3; 0 snapshots changed
 //! mcp-error-layers: accepted by the baseline: transport/http-404-method-not-found, transport/http-500-success-body
 //! ```
 //!
@@ -586,6 +596,7 @@ pub use outcome::{Layer, Outcome};
 mod baseline;
 mod checks;
 mod coarse;
+mod credential;
 mod era;
 mod explain;
 mod fidelity;

@@ -1,6 +1,7 @@
 //! The wire server (docs/wire-server.md): one per case, bound to 127.0.0.1 on a random port, on its own
 //! thread and runtime, writing raw HTTP/1.1 so that it can cut, reset and stall.
 
+mod auth;
 mod date;
 pub mod http;
 mod limits;
@@ -56,6 +57,10 @@ struct Shared {
     accept_errors: AtomicU64,
     /// Connections open now.
     connections: AtomicUsize,
+    /// The authorization server of a case with `[auth]`.
+    authority: Option<auth::Authority>,
+    /// `http://127.0.0.1:PORT`: the origin of every URL the authorization server hands out.
+    base: String,
 }
 
 impl WireServer {
@@ -70,7 +75,10 @@ impl WireServer {
         let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
+        let authority = case.auth.as_ref().map(auth::Authority::new);
         let shared = Arc::new(Shared {
+            authority,
+            base: format!("http://{addr}"),
             case,
             limits,
             call: AtomicUsize::new(0),
@@ -98,6 +106,18 @@ impl WireServer {
     /// The MCP endpoint: `http://127.0.0.1:PORT/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
+    }
+
+    /// The credentials a client of this case starts with, when the case asks for
+    /// authorization (`[auth]`).
+    pub fn credentials(&self) -> Option<crate::case::Credentials> {
+        let auth = self.shared.case.auth.as_ref()?;
+        Some(
+            self.shared
+                .authority
+                .as_ref()?
+                .start(auth, &self.shared.base),
+        )
     }
 
     /// The bound address.
@@ -319,6 +339,11 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     if crate::stdio::action::is_stdio_path(&request.path) {
         return stdio::dispatch(shared, request);
     }
+    if let (Some(authority), Some(auth)) = (&shared.authority, &shared.case.auth)
+        && auth::is_server_path(&request.path)
+    {
+        return authorization_server(shared, authority, auth, request);
+    }
     let message: Option<Value> = crate::json_text::value(&request.body);
     let method = message
         .as_ref()
@@ -330,9 +355,19 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     let session = request.header("mcp-session-id");
     // A request in a session that expired gets the 404 again, whatever the script says next.
     let expired = session.is_some_and(|id| shared.sessions.is_expired(id));
+    // A request without a token the authorization server accepts never reaches the MCP server.
+    let refusal = match (&shared.authority, &shared.case.auth) {
+        (Some(authority), Some(auth)) => {
+            let placeholders = message.as_ref().map(Placeholders::from_request);
+            let placeholders =
+                placeholders.unwrap_or_else(|| Placeholders::from_request(&Value::Null));
+            authority.guard(auth, request, method, &placeholders, &shared.base)
+        }
+        _ => None,
+    };
     let (number, pick, placeholders, minted) = shared.recorder.update(|record| {
         let seen = record.seen(call);
-        let pick = match expired {
+        let pick = match expired || refusal.is_some() {
             true => None,
             false => script.and_then(|script| pick(script, request, method, &seen)),
         };
@@ -340,13 +375,15 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
             Some(Pick::Resume(_)) => seen.last_tool_call,
             _ => message.as_ref().map(Placeholders::from_request),
         };
-        let minted = (method == Some("initialize") && !expired).then(|| shared.sessions.mint());
+        let minted = (method == Some("initialize") && !expired && refusal.is_none())
+            .then(|| shared.sessions.mint());
         let number = record.push(Arrival {
             at_ms,
             call,
             request,
             message: message.as_ref(),
             jsonrpc_method: method,
+            admitted: refusal.is_none(),
             reply: Sent {
                 script_index: pick.map(Pick::index),
                 session: minted.clone(),
@@ -357,6 +394,7 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     });
     let reply = ReplyRecorder::new(Arc::clone(&shared.recorder), number);
     let (by, response) = match (pick, script, placeholders) {
+        _ if refusal.is_some() => (Answerer::Auth, refusal.unwrap_or_default()),
         (Some(Pick::Reply(i)), Some(script), Some(p)) => {
             (Answerer::Script, script::response(&script.reply[i], &p))
         }
@@ -386,6 +424,32 @@ fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Response) {
     if let (Some(id), Some(404)) = (session, response.status) {
         shared.sessions.expire(id);
     }
+    (reply, response)
+}
+
+/// Records a request for the authorization server and answers it.
+fn authorization_server(
+    shared: &Shared,
+    authority: &auth::Authority,
+    auth: &crate::case::Auth,
+    request: &Request,
+) -> (ReplyRecorder, Response) {
+    let call = shared.call.load(Ordering::SeqCst);
+    let at_ms = shared.recorder.elapsed_ms();
+    let number = shared.recorder.update(|record| {
+        record.push(Arrival {
+            at_ms,
+            call,
+            request,
+            message: None,
+            jsonrpc_method: None,
+            admitted: false,
+            reply: Sent::default(),
+        })
+    });
+    let reply = ReplyRecorder::new(Arc::clone(&shared.recorder), number);
+    let response = authority.answer(auth, request, &shared.base);
+    reply.answered_by(Answerer::AuthServer, response.status);
     (reply, response)
 }
 

@@ -116,6 +116,13 @@ pub enum Answerer {
     /// The server's refusal of a request it could not read (400) or that did not arrive in
     /// time (408).
     Error,
+    /// The case's authorization server, for a request to its documents and endpoints
+    /// (cases/README.md, "Authorization"); written `auth-server`.
+    #[strum(serialize = "auth-server")]
+    AuthServer,
+    /// The case's authorization server, refusing an MCP request whose token it did not accept
+    /// (401) or that lacks the scope it needs (403).
+    Auth,
 }
 
 impl Answerer {
@@ -170,6 +177,33 @@ impl Exchange {
         self.http_method == "GET" && self.header("last-event-id").is_some()
     }
 
+    /// Whether this is a token request: a POST to the authorization server's token endpoint
+    /// (cases/README.md, "Authorization").
+    pub fn is_token_request(&self) -> bool {
+        self.http_method == "POST"
+            && self.is_for_authorization_server()
+            && self.path_only() == "/token"
+    }
+
+    /// Whether this asks for an interactive authorization: a GET of the authorization server's
+    /// authorization endpoint.
+    pub fn is_authorization(&self) -> bool {
+        self.http_method == "GET"
+            && self.is_for_authorization_server()
+            && self.path_only() == "/authorize"
+    }
+
+    /// Whether the request was for the case's authorization server (its metadata, token or
+    /// authorization endpoint) rather than the MCP endpoint.
+    pub fn is_for_authorization_server(&self) -> bool {
+        self.reply.by == Answerer::AuthServer
+    }
+
+    /// The request target without its query.
+    pub fn path_only(&self) -> &str {
+        self.path.split('?').next().unwrap_or_default()
+    }
+
     /// Whether this request says it is a 2026-07-28 one ([`crate::era::says_modern`]).
     pub fn says_modern(&self) -> bool {
         let message = serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null);
@@ -201,6 +235,9 @@ pub(crate) struct Seen {
     pub tool_posts: usize,
     /// GETs that resume a stream.
     pub gets: usize,
+    /// `tools/call` POSTs the authorization server refused (401, 403): counted for the call,
+    /// never answered by its script.
+    pub refused_tool_posts: usize,
     /// POSTs of each task method, by [`TaskMethod`].
     pub task_posts: [usize; 3],
     /// The placeholders of the latest `tools/call`: what a resumed stream answers.
@@ -258,6 +295,9 @@ pub(crate) struct Arrival<'a> {
     pub request: &'a Request,
     pub message: Option<&'a Value>,
     pub jsonrpc_method: Option<&'a str>,
+    /// Whether the MCP server gets the request: not one for the authorization server, nor one
+    /// it refused. Only those count towards which scripted reply answers next.
+    pub admitted: bool,
     pub reply: Sent,
 }
 
@@ -282,9 +322,12 @@ impl Record {
         self.seen.get(&call).cloned().unwrap_or_default()
     }
 
-    /// How many `tools/call` POSTs call `call` has seen.
+    /// How many `tools/call` POSTs call `call` has seen, those the authorization server
+    /// refused included.
     pub fn tool_posts(&self, call: usize) -> usize {
-        self.seen.get(&call).map_or(0, |s| s.tool_posts)
+        self.seen
+            .get(&call)
+            .map_or(0, |s| s.tool_posts + s.refused_tool_posts)
     }
 
     /// Records a request, within the limits; returns its exchange number (for [`Record::get_mut`]).
@@ -295,6 +338,7 @@ impl Record {
             request,
             message,
             jsonrpc_method,
+            admitted,
             reply,
         } = arrival;
         let tool_call = jsonrpc_method == Some("tools/call");
@@ -303,14 +347,18 @@ impl Record {
         let path = cut(&request.path, PATH_KEEP, &mut dropped).to_owned();
         let jsonrpc_method = jsonrpc_method.map(|m| cut(m, METHOD_KEEP, &mut dropped).to_owned());
         let head: usize = request.headers.iter().map(|(n, v)| n.len() + v.len()).sum();
+        // Credentials are kept by their names only (`crate::credential`).
         let headers = if head <= self.room() {
-            request.headers.clone()
+            let redacted =
+                |(n, v): &(String, String)| (n.clone(), crate::credential::redact(v).into_owned());
+            request.headers.iter().map(redacted).collect()
         } else {
             dropped += head;
             Vec::new()
         };
         let body_room = self.room().saturating_sub(head.min(self.room()));
         let text = String::from_utf8_lossy(&request.body);
+        let text = crate::credential::redact(&text);
         let keep = self.limits.body_bytes.min(body_room);
         let body = cut(&text, keep, &mut dropped).to_owned();
         let exchange = Exchange {
@@ -327,6 +375,7 @@ impl Record {
         // Counted from the request as it arrived, not from what the record kept of it.
         let seen = self.seen.entry(call).or_default();
         match request.method.as_str() {
+            "POST" if !admitted => seen.refused_tool_posts += usize::from(tool_call),
             "POST" => {
                 seen.posts += 1;
                 if tool_call {
@@ -337,7 +386,7 @@ impl Record {
                     seen.task_posts[method as usize] += 1;
                 }
             }
-            "GET" if request.header("last-event-id").is_some() => seen.gets += 1,
+            "GET" if admitted && request.header("last-event-id").is_some() => seen.gets += 1,
             _ => {}
         }
         self.weight += exchange.weight();
@@ -386,6 +435,7 @@ impl Record {
             .saturating_sub(exchange.reply.bytes.len())
             .min(room);
         let text = String::from_utf8_lossy(bytes);
+        let text = crate::credential::redact(&text);
         let mut dropped = 0;
         let kept = cut(&text, keep, &mut dropped);
         exchange.reply.bytes.push_str(kept);
@@ -516,6 +566,7 @@ mod tests {
             request: &request,
             message: message.as_ref(),
             jsonrpc_method: method,
+            admitted: true,
             reply: Sent::default(),
         })
     }

@@ -42,6 +42,7 @@ pub(super) fn dispatch(shared: &Shared, request: &Request) -> (ReplyRecorder, Re
             request,
             message: message.as_ref(),
             jsonrpc_method: method,
+            admitted: true,
             reply: Sent {
                 script_index: pick,
                 ..Sent::default()
