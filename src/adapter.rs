@@ -62,6 +62,13 @@ pub struct CallContext {
     /// The client object this call runs on: the calls of one case share it, as an application
     /// keeps its client after a fault (docs/adapters.md, "One client per case").
     pub client: ClientRef,
+    /// The credentials the client starts with, in an authorization case (cases/README.md,
+    /// "Authorization"); `None` in every other case. An adapter seeds its client's token store
+    /// with them when it creates the client (the case's first call) and leaves the store to
+    /// the client after: later calls carry the same start credentials, and the client keeps
+    /// what it refreshed. Only a driver that [takes credentials](Adapter::takes_credentials)
+    /// is given authorization cases.
+    pub auth: Option<Credentials>,
     /// What the MCP server sends for this call, as facts a text can carry: for the harness's
     /// own drivers that judge a text against them (an agent row, [`crate::model::told`]);
     /// `None` outside a case run.
@@ -137,7 +144,7 @@ impl LogSlot {
     }
 }
 
-pub use crate::case::{TaskCall, Transport};
+pub use crate::case::{Credentials, TaskCall, Transport};
 
 /// Which client a call runs on, and where the call stands among that client's calls: the calls
 /// of one case run on one client object (one session, where the era has one), created before
@@ -199,6 +206,7 @@ impl CallContext {
             list_tools: false,
             task: None,
             client: ClientRef::single(),
+            auth: None,
             model_facts: None,
             #[cfg(feature = "reference-client")]
             launch: None,
@@ -217,6 +225,12 @@ impl CallContext {
     /// Runs the call on this client (see [`CallContext::client`]).
     pub fn with_client(mut self, client: ClientRef) -> Self {
         self.client = client;
+        self
+    }
+
+    /// Hands the client these start credentials (see [`CallContext::auth`]).
+    pub fn with_auth(mut self, auth: Option<Credentials>) -> Self {
+        self.auth = auth;
         self
     }
 
@@ -278,6 +292,14 @@ pub trait Adapter: Send + Sync {
     /// [`CallContext::command`] as its server. The default, `false`: the stdio cases are
     /// `unsupported` for it without a call.
     fn speaks_stdio(&self) -> bool {
+        false
+    }
+
+    /// Whether the adapter hands [`CallContext::auth`] to its client's documented auth entry
+    /// point (a token store, an auth provider). The default, `false`: the authorization cases
+    /// are `unsupported` for it without a call, since its client would meet the 401 without
+    /// the credentials a user gives it.
+    fn takes_credentials(&self) -> bool {
         false
     }
 }
@@ -374,6 +396,13 @@ pub trait Driver: Send + Sync {
         false
     }
 
+    /// Whether the driver hands its client the start credentials (see
+    /// [`Adapter::takes_credentials`]). The default, `false`: the runner reports the
+    /// authorization cases `unsupported` without driving it.
+    fn takes_credentials(&self) -> bool {
+        false
+    }
+
     /// Makes the call. `Err(reason)` is an `adapter-error` verdict with that reason.
     ///
     /// What the driver writes to `log` is kept for the report, also when the future is dropped
@@ -391,6 +420,10 @@ impl<A: Adapter> Driver for A {
 
     fn speaks_stdio(&self) -> bool {
         Adapter::speaks_stdio(self)
+    }
+
+    fn takes_credentials(&self) -> bool {
+        Adapter::takes_credentials(self)
     }
 
     fn prepare(&self, _call: &CallContext) -> impl Future<Output = ()> + Send {

@@ -7,6 +7,7 @@
 //! check has a name and a grade of its own, is judged only where it applies (a call without an
 //! `initialize` has no session to check) and passes only if every request it applies to does.
 
+mod auth;
 mod cancel;
 mod headers;
 mod lifecycle;
@@ -25,7 +26,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Every check's name, in the order they are judged.
-pub const NAMES: [&str; 44] = [
+pub const NAMES: [&str; 54] = [
     "accept-header",
     "meta-fields",
     "client-info",
@@ -61,6 +62,17 @@ pub const NAMES: [&str; 44] = [
     "task-cancel-not-notification",
     "task-name-header",
     "no-tasks-result-2026",
+    // In a case with [auth] (checks::auth): over every exchange, the authorization server's too.
+    "auth-header",
+    "auth-not-in-query",
+    "auth-token-resource",
+    "auth-refresh-first",
+    "auth-rotated-refresh",
+    "auth-attempts-bounded",
+    "auth-step-up-attempted",
+    "auth-step-up-scope",
+    "auth-issuer-checked",
+    "auth-no-legacy-fallback",
     // Over stdio (checks::stdio): judged for stdio cases only, with ping-answered.
     "stdio-stderr-drained",
     "stdio-exit-reported",
@@ -123,6 +135,7 @@ pub fn check_call(case: &CaseFile, index: usize, exchanges: &[Exchange]) -> Vec<
     cancel::check(&requests, &mut tally);
     server_requests::check(&requests, &mut tally);
     tasks::check(&requests, &mut tally);
+    auth::check(case, index, exchanges, &mut tally);
     tally.checks
 }
 
@@ -290,6 +303,10 @@ impl<'a> Requests<'a> {
             // A request the server could not parse as HTTP says nothing about the client's
             // choices; the server answered it with 400 and it is in the record.
             if exchange.http_method == HttpMethod::Unread {
+                continue;
+            }
+            // The authorization server's requests are judged by the `auth-*` checks only.
+            if exchange.is_for_authorization_server() {
                 continue;
             }
             initialized |= exchange.jsonrpc_method.as_deref() == Some("initialize");

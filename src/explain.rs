@@ -125,6 +125,9 @@ pub fn expected(call: &CallRecord) -> String {
     if let Some(posts) = e.tool_posts {
         let _ = write!(text, " tool_posts={posts}");
     }
+    if let Some(posts) = e.token_posts {
+        let _ = write!(text, " token_posts={posts}");
+    }
     if call.fell_back {
         let _ = write!(text, " (in a {} session)", call.spoken);
     }

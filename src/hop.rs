@@ -76,7 +76,8 @@ pub enum Delivers {
 pub fn delivers(expect: &Expect) -> Delivers {
     let recovers = expect.tool_posts.is_some_and(|n| n > 1)
         || expect.initializes.is_some_and(|n| n > 1)
-        || expect.resumes.is_some_and(|n| n > 0);
+        || expect.resumes.is_some_and(|n| n > 0)
+        || expect.token_posts.is_some_and(|n| n > 0);
     match expect.outcome {
         Outcome::ToolSuccess | Outcome::ToolError | Outcome::InputRequired if recovers => {
             Delivers::Recovered

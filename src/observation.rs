@@ -159,6 +159,24 @@ impl<'de> Deserialize<'de> for AdapterReport {
     }
 }
 
+impl AdapterReport {
+    /// The report with every synthetic credential in its text named instead
+    /// ([`crate::credential::redact`]): what a client says may quote a token.
+    pub(crate) fn redacted(self) -> Self {
+        let redact = |text: &str| crate::credential::redact(text).into_owned();
+        match self {
+            AdapterReport::Unsupported { unsupported } => AdapterReport::Unsupported {
+                unsupported: redact(&unsupported),
+            },
+            AdapterReport::Observed(observation) => AdapterReport::Observed(Observation {
+                detail: redact(&observation.detail),
+                retry: observation.retry.as_deref().map(redact),
+                ..observation
+            }),
+        }
+    }
+}
+
 impl From<Observation> for AdapterReport {
     fn from(observation: Observation) -> Self {
         AdapterReport::Observed(observation)

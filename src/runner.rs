@@ -95,6 +95,9 @@ pub async fn run_case<D: Driver>(adapter: &D, case: &Case, options: &RunOptions)
     if case.file.transport == Transport::Stdio && !adapter.speaks_stdio() {
         return unsupported(case, options, started, HTTP_ONLY);
     }
+    if case.file.auth.is_some() && !adapter.takes_credentials() {
+        return unsupported(case, options, started, NO_CREDENTIALS);
+    }
     let file = Arc::new(case.file.clone());
     let server = match WireServer::start(Arc::clone(&file)) {
         Ok(server) => server,
@@ -178,7 +181,9 @@ async fn run_call<D: Driver>(
 ) -> CallRecord {
     let server = served.server;
     let index = client.call;
-    let mut context = call_context(case, index, &server.url(), options).with_client(client);
+    let mut context = call_context(case, index, &server.url(), options)
+        .with_client(client)
+        .with_auth(server.credentials());
     if let Some(command) = served.stdio {
         context = context.with_stdio(command.argv().to_vec());
     }
@@ -243,7 +248,7 @@ async fn run_call<D: Driver>(
             false,
         ),
         CallEnd::Failed(reason) => (None, Verdict::AdapterError, vec![reason], false),
-        CallEnd::Reported(report) => verdict_of(&expect, report, &counts, observes),
+        CallEnd::Reported(report) => verdict_of(&expect, report.redacted(), &counts, observes),
     };
     match observes {
         Observes::ModelTold => checks.extend(crate::model::told::checks(&expect, report.as_ref())),
@@ -270,7 +275,10 @@ async fn run_call<D: Driver>(
         spoken,
         fell_back,
         report,
-        adapter_log: log.text(),
+        // Whatever the client wrote of a credential, the report names it only.
+        adapter_log: log
+            .text()
+            .map(|text| crate::credential::redact(&text).into_owned()),
         verdict,
         problems,
         checks,
@@ -283,6 +291,10 @@ async fn run_call<D: Driver>(
 /// Why a driver that does not speak stdio gets no stdio case.
 const HTTP_ONLY: &str = "the adapter speaks HTTP only: a stdio case needs a client that starts \
                          its server as a process (adapter.toml `transports`, `run --transports`)";
+
+/// Why a driver that takes no credentials gets no authorization case.
+const NO_CREDENTIALS: &str = "the adapter takes no credentials: an authorization case hands \
+                              the client a token store (docs/adapters.md, \"Credentials\")";
 
 /// A case the driver cannot run: its first call `unsupported`, without a server.
 fn unsupported(case: &Case, options: &RunOptions, started: Instant, why: &str) -> CaseRecord {

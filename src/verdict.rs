@@ -66,6 +66,10 @@ pub struct ServerCounts {
     pub initializes: u32,
     /// GET requests that resume a stream (with `Last-Event-ID`).
     pub resumes: u32,
+    /// Token requests: POSTs to the authorization server's token endpoint.
+    pub token_posts: u32,
+    /// Interactive authorizations asked for: requests to the authorization endpoint.
+    pub authorizations: u32,
     /// Requests the case's own script answered (its replies, resumptions and task answers),
     /// as opposed to the server's protocol answers: 0 means the client never reached what
     /// the call tests.
@@ -91,6 +95,8 @@ impl ServerCounts {
                 .collect(),
             initializes: saturating_u32(mine().filter(initialize).count()),
             resumes: saturating_u32(mine().filter(|e| e.is_resumption()).count()),
+            token_posts: saturating_u32(mine().filter(|e| e.is_token_request()).count()),
+            authorizations: saturating_u32(mine().filter(|e| e.is_authorization()).count()),
             scripted: saturating_u32(mine().filter(|e| e.reply.by.is_scripted()).count()),
             requests: saturating_u32(mine().count()),
         }
@@ -245,6 +251,18 @@ fn count_mismatches(expect: &Expect, counts: &ServerCounts) -> Vec<String> {
             expect.resumes,
             counts.resumes,
             "GET requests with Last-Event-ID",
+        ),
+        (
+            "token_posts",
+            expect.token_posts,
+            counts.token_posts,
+            "token requests",
+        ),
+        (
+            "authorizations",
+            expect.authorizations,
+            counts.authorizations,
+            "requests to the authorization endpoint",
         ),
     ];
     for (key, wanted, seen, what) in pairs {

@@ -63,6 +63,9 @@ pub const ENV_LIST_TOOLS: &str = "MCP_ERROR_LAYERS_LIST_TOOLS";
 /// for the call as a task; unset for an ordinary call (one-shot mode; see
 /// [`CallContext::task`]).
 pub const ENV_TASK: &str = "MCP_ERROR_LAYERS_TASK";
+/// The client's start credentials in an authorization case, a JSON object text (docs/adapters.md,
+/// "Credentials"); unset in every other case (one-shot mode; see [`CallContext::auth`]).
+pub const ENV_AUTH: &str = "MCP_ERROR_LAYERS_AUTH";
 /// The call's place among its case's calls, from 0 (one-shot mode; see
 /// [`CallContext::client`]). A process started for one call cannot keep the client of the
 /// calls before it: a one-shot adapter runs each call on a new client.
@@ -116,6 +119,8 @@ pub struct ProcessAdapter {
     conformance: bool,
     /// Whether the program speaks stdio ([`ProcessAdapter::with_stdio`]).
     stdio: bool,
+    /// Whether the program takes credentials ([`ProcessAdapter::with_credentials`]).
+    credentials: bool,
 }
 
 /// How a [`ProcessAdapter`] runs its program.
@@ -189,6 +194,7 @@ impl ProcessAdapter {
             kept: Kept::default(),
             conformance: false,
             stdio: false,
+            credentials: false,
         }
     }
 
@@ -255,6 +261,15 @@ impl ProcessAdapter {
     /// it the stdio cases are `unsupported` and the program is never started for them.
     pub fn with_stdio(mut self, stdio: bool) -> Self {
         self.stdio = stdio;
+        self
+    }
+
+    /// Says whether the program hands its client the start credentials of an authorization case
+    /// (docs/adapters.md, "Credentials": `MCP_ERROR_LAYERS_AUTH`, `auth` in the request line).
+    /// Without it the authorization cases are `unsupported` and the program is never started
+    /// for them.
+    pub fn with_credentials(mut self, credentials: bool) -> Self {
+        self.credentials = credentials;
         self
     }
 
@@ -390,6 +405,10 @@ impl Driver for ProcessAdapter {
 
     fn speaks_stdio(&self) -> bool {
         self.stdio && !self.conformance
+    }
+
+    fn takes_credentials(&self) -> bool {
+        self.credentials && !self.conformance
     }
 
     async fn prepare(&self, call: &CallContext) -> Prepared {
@@ -533,6 +552,7 @@ impl Program {
             .env(ENV_CALLS, call.client.calls.to_string())
             .env(ENV_TRANSPORT, call.transport.as_str())
             .env_remove(ENV_TASK)
+            .env_remove(ENV_AUTH)
             .env_remove(ENV_STDIO_COMMAND)
             .stdin(Stdio::null());
         if call.transport == crate::case::Transport::Stdio {
@@ -543,6 +563,9 @@ impl Program {
         }
         if let Some(task) = &call.task {
             command.env(ENV_TASK, serde_json::json!(task).to_string());
+        }
+        if let Some(auth) = &call.auth {
+            command.env(ENV_AUTH, auth.to_json().to_string());
         }
         command
     }

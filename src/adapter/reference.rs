@@ -16,8 +16,11 @@
 //!   the tool's `outputSchema`;
 //! - `server_requests`: answers what a 2025 server asks on a response stream;
 //! - `tasks`: runs a call the application asked for as a task, polls it to its end and cancels
-//!   it with `tasks/cancel` when it gives up.
+//!   it with `tasks/cancel` when it gives up;
+//! - `auth`: holds the client's tokens, sends them on every request, and on a 401 or 403
+//!   refreshes, steps up or asks for an interactive authorization, a bounded number of times.
 
+mod auth;
 mod body;
 mod deadline;
 mod exchange;
@@ -121,6 +124,10 @@ impl Adapter for ReferenceAdapter {
         true
     }
 
+    fn takes_credentials(&self) -> bool {
+        true
+    }
+
     async fn call(&self, call: CallContext) -> AdapterReport {
         let Some(era) = Era::of(&call.protocol_version) else {
             return AdapterReport::Unsupported {
@@ -136,10 +143,7 @@ impl Adapter for ReferenceAdapter {
             return observation.with_attempts(answer.attempts).into();
         }
         let mut run = Run::new(self, &call, self.clients.take(&call.client));
-        let classification = match era {
-            Era::Stateless => run.modern_call().await,
-            Era::Session => run.session_call(&call.protocol_version).await,
-        };
+        let classification = auth::scope(run.authorized_call(era)).await;
         let attempts = run.attempts;
         self.clients.keep(&call.client, run.kept());
         let observation = classification
@@ -193,6 +197,10 @@ struct Run<'a> {
     /// The session the client is in: the one the case's calls before left (taken by the
     /// first `session_call` that speaks its version), then the last one this call used.
     session: Option<Session>,
+    /// The client's token store, in an authorization case.
+    auth: Option<auth::Tokens>,
+    /// What this call has done about authorization so far.
+    rounds: auth::Rounds,
 }
 
 impl<'a> Run<'a> {
@@ -206,6 +214,42 @@ impl<'a> Run<'a> {
             task_augmented: false,
             last_task_answer: None,
             session: kept.session,
+            // Seeded when the client is created (the case's first call), the client's own after.
+            auth: kept
+                .auth
+                .or_else(|| ctx.auth.as_ref().map(auth::Tokens::seeded)),
+            rounds: auth::Rounds::default(),
+        }
+    }
+
+    /// The call in its era, again once the client holds a token worth trying after a refusal
+    /// (`auth`).
+    async fn authorized_call(&mut self, era: Era) -> Classification {
+        if self.auth.is_some() {
+            self.refresh_if_stale().await;
+        }
+        loop {
+            let _ = auth::take();
+            let answer = match era {
+                Era::Stateless => self.modern_call().await,
+                Era::Session => self.session_call(&self.ctx.protocol_version).await,
+            };
+            let refused =
+                answer.outcome == Outcome::HttpError && matches!(answer.status, Some(401 | 403));
+            let challenge = auth::take();
+            if !refused || self.auth.is_none() {
+                return answer;
+            }
+            let status = answer.status.unwrap_or_default();
+            let challenge = challenge.unwrap_or(auth::Challenge {
+                status,
+                ..auth::Challenge::default()
+            });
+            match self.recover(&challenge).await {
+                Ok(()) => continue,
+                Err(auth::Failure::Timeout(timeout)) => return timeout,
+                Err(auth::Failure::GaveUp(why)) => return prefixed(answer, &why),
+            }
         }
     }
 
@@ -214,6 +258,7 @@ impl<'a> Run<'a> {
         kept::Kept {
             session: self.session,
             last_id: self.last_id,
+            auth: self.auth,
         }
     }
 
@@ -230,9 +275,8 @@ impl<'a> Run<'a> {
 
     /// A POST of this body with the headers every request carries.
     fn post_body(&self, body: reqwest::Body) -> reqwest::RequestBuilder {
-        self.options
-            .client
-            .post(&self.ctx.endpoint)
+        let post = self.options.client.post(&self.ctx.endpoint);
+        self.authorized(post)
             .header(reqwest::header::ACCEPT, wire::ACCEPT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body)

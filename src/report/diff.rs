@@ -377,7 +377,13 @@ fn call_differences(old: &JsonCall, new: &JsonCall) -> Vec<String> {
 
 /// The counts a case can expect besides `tool_posts` (`cases/README.md`); `min_gaps_ms` is left
 /// out: a gap depends on the machine's load, not on the client.
-const COUNTED_KEYS: [&str; 3] = ["max_tool_posts", "initializes", "resumes"];
+const COUNTED_KEYS: [&str; 5] = [
+    "max_tool_posts",
+    "initializes",
+    "resumes",
+    "token_posts",
+    "authorizations",
+];
 
 /// What the problem about `key` says after `key: `, when the call has one.
 fn counted_problem<'a>(call: &'a JsonCall, key: &str) -> Option<&'a str> {

@@ -87,6 +87,11 @@ pub struct RunArgs {
     /// cases are `unsupported` for a program that does not name `stdio`.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     transports: Vec<TransportArg>,
+    /// The adapter program hands its client the start credentials of an authorization case
+    /// (`MCP_ERROR_LAYERS_AUTH`, `auth` in the request line; docs/adapters.md, "Credentials").
+    /// Without it the authorization cases are `unsupported` for the program.
+    #[arg(long)]
+    auth: bool,
     /// How long an adapter program started for one call may take before its first request;
     /// the call's deadline starts at that request, or when this is over (default: 10000, at
     /// most 600000).
@@ -447,7 +452,9 @@ fn process_adapter(program: &str, rest: &[String], args: &RunArgs) -> ProcessAda
     if let Some(ms) = args.announce_timeout_ms {
         adapter = adapter.with_announce_timeout(Duration::from_millis(ms));
     }
-    adapter.with_stdio(args.transports.contains(&TransportArg::Stdio))
+    adapter
+        .with_stdio(args.transports.contains(&TransportArg::Stdio))
+        .with_credentials(args.auth)
 }
 
 /// A transport `--transports` names.
@@ -484,6 +491,7 @@ fn check_adapter_flags(args: &RunArgs) -> Result<(), Fatal> {
     }
     let program_only = [
         ("--transports", !args.transports.is_empty()),
+        ("--auth", args.auth),
         ("--start-up-timeout-ms", args.start_up_timeout_ms.is_some()),
         ("--announce-timeout-ms", args.announce_timeout_ms.is_some()),
     ];

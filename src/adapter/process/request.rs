@@ -27,6 +27,10 @@ pub(super) fn request_line(call: &CallContext, id: Option<u64>) -> Vec<u8> {
         if let Some(task) = &call.task {
             object.insert("task".into(), json!(task));
         }
+        // Absent outside an authorization case, as `task` is outside a task call.
+        if let Some(auth) = &call.auth {
+            object.insert("auth".into(), auth.to_json());
+        }
         if let Some(id) = id {
             object.insert("id".into(), id.into());
         }

@@ -62,6 +62,7 @@ pub(super) async fn read(
 ) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
+    super::auth::note(status, &headers);
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let mut classifier = Classifier::new(id.clone(), status, content_type);
     let mut body = Vec::new();

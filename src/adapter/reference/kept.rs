@@ -19,6 +19,8 @@ pub(super) struct Kept {
     pub(super) session: Option<Session>,
     /// The last request id used: ids are never reused within a client.
     pub(super) last_id: u64,
+    /// The client's token store, in an authorization case: what it refreshed stays.
+    pub(super) auth: Option<super::auth::Tokens>,
 }
 
 /// The kept state of every client between its calls, by [`ClientRef::id`].

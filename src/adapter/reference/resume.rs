@@ -46,15 +46,17 @@ impl Run<'_> {
                 break;
             }
             tokio::time::sleep(wait).await;
-            let get = self
-                .options
-                .client
-                .get(&self.ctx.endpoint)
-                .header(ACCEPT, "text/event-stream")
-                .header("Last-Event-ID", last.as_str());
-            let answers = self.answers_in(session);
-            let get = self.in_session(get, session);
-            let resumed = exchange(get, id, &self.deadline, Some(&answers)).await;
+            let mut resumed = self.resume_once(id, session, &last).await;
+            // A token that expired while the stream was open: a new one, and the GET again.
+            if resumed.classification.status == Some(401) && self.auth.is_some() {
+                let challenge = super::auth::take().unwrap_or(super::auth::Challenge {
+                    status: 401,
+                    ..super::auth::Challenge::default()
+                });
+                if self.recover(&challenge).await.is_ok() {
+                    resumed = self.resume_once(id, session, &last).await;
+                }
+            }
             if !carries_on(&resumed) {
                 let note = format!(
                     "resuming after event {last:?} failed ({})",
@@ -68,6 +70,21 @@ impl Run<'_> {
             reply = resumed;
         }
         reply
+    }
+}
+
+impl Run<'_> {
+    /// One GET that resumes the stream of request `id` after event `last`.
+    async fn resume_once(&self, id: &Value, session: &Session, last: &str) -> Reply {
+        let get = self
+            .options
+            .client
+            .get(&self.ctx.endpoint)
+            .header(ACCEPT, "text/event-stream")
+            .header("Last-Event-ID", last);
+        let answers = self.answers_in(session);
+        let get = self.authorized(self.in_session(get, session));
+        exchange(get, id, &self.deadline, Some(&answers)).await
     }
 }
 
