@@ -133,6 +133,11 @@ pub struct Sdk {
     /// `stdio` (docs/stdio.md); default `["http"]`: the stdio cases are `unsupported`.
     #[serde(default = "http_only")]
     transports: Vec<Transport>,
+    /// Whether its program hands its client the start credentials of an authorization case
+    /// (docs/adapters.md, "Credentials"); default `false`: the auth cases are left out of its
+    /// run, as the stdio cases are for an HTTP-only row.
+    #[serde(default)]
+    auth: bool,
     /// The cases whose result differs from run to run (read by matrix.py, which shows `racy`
     /// for them); their baseline reasons start with `racy: `, so their snapshots are not
     /// compared.
@@ -289,6 +294,7 @@ impl Sdk {
             setting: None,
             persistent: false,
             transports: http_only(),
+            auth: false,
             racy: Vec::new(),
             conformance_client: false,
             deadline_margin_ms: None,
@@ -508,7 +514,8 @@ impl Sdk {
     /// process per call, or a conformance client.
     pub fn adapter(&self, command: &[PathBuf]) -> ProcessAdapter {
         let adapter = ProcessAdapter::new(&command[0], &command[1..])
-            .with_stdio(self.transports.contains(&Transport::Stdio));
+            .with_stdio(self.transports.contains(&Transport::Stdio))
+            .with_credentials(self.auth);
         match (self.conformance_client, self.persistent) {
             (true, _) => adapter.conformance_client(),
             (false, true) => adapter
@@ -562,6 +569,12 @@ pub fn config() -> Config {
     let config = match sdk.is_some_and(|sdk| sdk.transports.contains(&Transport::Stdio)) {
         true => config,
         false => config.skip("stdio/"),
+    };
+    // Likewise the authorization cases, for a row whose adapter does not hand its client the
+    // credentials yet (`auth = true` in its adapter.toml once it does).
+    let config = match sdk.is_some_and(|sdk| sdk.auth) {
+        true => config,
+        false => config.skip("auth/"),
     };
     let config = match agent {
         true => leave_out_of_sample(config),

@@ -26,7 +26,7 @@ ROOT = HERE.parent.parent
 REQUIRED = {"sdk": str, "version": str, "install": str, "program": str, "persistent": bool}
 OPTIONAL = {"args": list, "installed_with": str, "setting": str, "deadline_margin_ms": int, "threads": int,
             "announce_timeout_ms": int, "default_timeout_ms": int, "node": str, "sweep": dict,
-            "transports": list, "racy": list, "kind": str}
+            "transports": list, "racy": list, "kind": str, "auth": bool}
 TRANSPORTS = ("http", "stdio")
 # Agent rows (`kind = "agent"`, docs/adapters.md "Agent rows"): the library's AgentSpec reads them
 # and checks every key; here only what the lists need.

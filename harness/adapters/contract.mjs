@@ -10,7 +10,7 @@
 //   exits. A row's imports (its SDK) are loaded before any of this runs, so the announcement comes
 //   after them: a call's deadline starts when its request line is written.
 // - A call is `{transport, endpoint, command, tool, arguments, protocolVersion, timeoutMs,
-//   annotations, listTools, task, client, index, calls, isLast}`; `Steps` lists the tools first
+//   annotations, listTools, task, auth, client, index, calls, isLast}`; `Steps` lists the tools first
 //   when the call asks; `keeping(row)` runs the calls of a case on one client object
 //   (docs/adapters.md, "One client per case").
 // - `transport` is 'http' (the call's `endpoint` is the URL, `command` null) or 'stdio' (the
@@ -274,6 +274,8 @@ export function callFromEnv(options, env = process.env, argv = process.argv) {
     listTools: env.MCP_ERROR_LAYERS_LIST_TOOLS === '1',
     // The application asks for the call as a task ({} or {ttl_ms}); null for an ordinary call.
     task: env.MCP_ERROR_LAYERS_TASK === undefined ? null : JSON.parse(env.MCP_ERROR_LAYERS_TASK),
+    // The client's start credentials in an authorization case; null in every other (docs/adapters.md, "Credentials").
+    auth: env.MCP_ERROR_LAYERS_AUTH === undefined ? null : JSON.parse(env.MCP_ERROR_LAYERS_AUTH),
     // A process started for one call has a client of its own (docs/adapters.md, "One client per case").
     ...clientOf(null, env.MCP_ERROR_LAYERS_CALL_INDEX, env.MCP_ERROR_LAYERS_CALLS),
   };
@@ -305,6 +307,7 @@ export function callFromRequest(r) {
     annotations: r.annotations ?? {},
     listTools: r.list_tools === true,
     task: r.task ?? null,
+    auth: r.auth ?? null,
     ...clientOf(r.client ?? null, String(r.call ?? 0), String(r.calls ?? 1)),
   };
 }

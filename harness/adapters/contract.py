@@ -76,6 +76,10 @@ class Call:
     # The application asks for the call as a task ({} or {"ttl_ms": N}); None for an ordinary
     # call (docs/adapters.md, "Tasks").
     task: dict[str, Any] | None = None
+    # The client's start credentials in an authorization case (access_token, refresh_token,
+    # expires_in, expires_at, scope, client_id, client_secret, authorization_server,
+    # redirect_uri); None in every other case (docs/adapters.md, "Credentials").
+    auth: dict[str, Any] | None = None
     # The client the call runs on: the same for every call of a case (docs/adapters.md, "One
     # client per case"); None for a call with a client of its own (one-shot mode).
     client: int | None = None
@@ -134,6 +138,7 @@ class Call:
             annotations=json.loads(env.get("MCP_ERROR_LAYERS_TOOL_ANNOTATIONS", "{}")),
             list_tools=env.get("MCP_ERROR_LAYERS_LIST_TOOLS") == "1",
             task=json.loads(env["MCP_ERROR_LAYERS_TASK"]) if "MCP_ERROR_LAYERS_TASK" in env else None,
+            auth=json.loads(env["MCP_ERROR_LAYERS_AUTH"]) if "MCP_ERROR_LAYERS_AUTH" in env else None,
             index=int(env.get("MCP_ERROR_LAYERS_CALL_INDEX", "0")),
             calls=int(env.get("MCP_ERROR_LAYERS_CALLS", "1")),
         )
@@ -154,6 +159,7 @@ class Call:
             annotations=request.get("annotations") or {},
             list_tools=request.get("list_tools") is True,
             task=request.get("task"),
+            auth=request.get("auth"),
             client=request.get("client"),
             index=request.get("call", 0),
             calls=request.get("calls", 1),

@@ -107,6 +107,16 @@ test('a one-shot call over HTTP is as before: the URL last, no command', () => {
   assert.throws(() => callFromEnv('', oneShotEnv({}), ['node', 'adapter.mjs', 'stdio']), /usage: adapter.mjs <endpoint-url>/);
 });
 
+test('an authorization call carries its credentials in both modes, and every other call null', () => {
+  const auth = { access_token: 'mel_at_1_0123456789abcdef', refresh_token: null, client_id: 'mel-client' };
+  const argv = ['node', 'adapter.mjs', 'http://127.0.0.1:4000/mcp'];
+  assert.equal(callFromEnv('', oneShotEnv({}), argv).auth, null);
+  assert.deepEqual(callFromEnv('', oneShotEnv({ MCP_ERROR_LAYERS_AUTH: JSON.stringify(auth) }), argv).auth, auth);
+  const line = { endpoint: 'http://127.0.0.1:1/mcp', tool: 't', arguments: {}, protocol_version: '2025-11-25', timeout_ms: 400 };
+  assert.equal(callFromRequest(line).auth, null);
+  assert.deepEqual(callFromRequest({ ...line, auth }).auth, auth);
+});
+
 test('a one-shot call over stdio has the command from MCP_ERROR_LAYERS_STDIO_COMMAND and the word stdio last', () => {
   const env = oneShotEnv({ MCP_ERROR_LAYERS_TRANSPORT: 'stdio', MCP_ERROR_LAYERS_STDIO_COMMAND: JSON.stringify(SERVER) });
   const call = callFromEnv('[--tasks]', env, ['node', 'adapter.mjs', '--tasks', 'stdio']);

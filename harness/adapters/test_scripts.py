@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 from unittest import mock
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -167,6 +168,14 @@ class Tasks(unittest.TestCase):
     def test_a_task_call_carries_its_task_and_an_ordinary_one_none(self):
         self.assertIsNone(self.request().task)
         self.assertEqual(self.request(task={"ttl_ms": 60000}).task, {"ttl_ms": 60000})
+
+    def test_an_authorization_call_carries_its_credentials_in_both_modes(self):
+        self.assertIsNone(self.request().auth)
+        auth = {"access_token": "mel_at_1_0123456789abcdef", "refresh_token": None, "client_id": "mel-client"}
+        self.assertEqual(self.request(auth=auth).auth, auth)
+        env = {"MCP_ERROR_LAYERS_TOOL": "t", "MCP_ERROR_LAYERS_AUTH": json.dumps(auth)}
+        with unittest.mock.patch.dict(os.environ, env):
+            self.assertEqual(contract.Call.from_env("http://127.0.0.1:1/mcp").auth, auth)
 
     def test_an_adapter_without_tasks_answers_a_task_call_unsupported(self):
         guarded = contract.without_tasks(lambda call: {"outcome": "TOOL_SUCCESS"})

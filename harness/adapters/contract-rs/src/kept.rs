@@ -315,6 +315,7 @@ mod tests {
             annotations: serde_json::Map::new(),
             list_tools: false,
             task: None,
+            auth: None,
             client,
             index,
             calls,

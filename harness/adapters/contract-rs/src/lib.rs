@@ -181,6 +181,11 @@ pub struct Call {
     /// The application asks for the call as a task (`{}` or `{"ttl_ms": N}`); `None` for an
     /// ordinary call (docs/adapters.md, "Tasks").
     pub task: Option<Map<String, Value>>,
+    /// The client's start credentials in an authorization case (`access_token`,
+    /// `refresh_token`, `expires_in`, `expires_at`, `scope`, `client_id`, `client_secret`,
+    /// `authorization_server`, `redirect_uri`); `None` in every other case (docs/adapters.md,
+    /// "Credentials").
+    pub auth: Option<Map<String, Value>>,
     /// The client the call runs on: the same for every call of a case (docs/adapters.md, "One
     /// client per case"); `None` for a call with a client of its own (one-shot mode).
     pub client: Option<u64>,
@@ -230,6 +235,10 @@ impl Call {
                 Some(_) => Some(object("MCP_ERROR_LAYERS_TASK")?),
                 None => None,
             },
+            auth: match var("MCP_ERROR_LAYERS_AUTH")? {
+                Some(_) => Some(object("MCP_ERROR_LAYERS_AUTH")?),
+                None => None,
+            },
             client: None,
             index: number("MCP_ERROR_LAYERS_CALL_INDEX", 0)?,
             calls: number("MCP_ERROR_LAYERS_CALLS", 1)?.max(1),
@@ -262,6 +271,7 @@ impl Call {
             annotations: object("annotations")?.unwrap_or_default(),
             list_tools: request.get("list_tools") == Some(&Value::Bool(true)),
             task: object("task")?,
+            auth: object("auth")?,
             client: match request.get("client") {
                 None | Some(Value::Null) => None,
                 Some(_) => Some(number("client", 0)?),
