@@ -106,7 +106,8 @@ impl ServerCounts {
 /// The protocol version the client spoke in call `call`, as the server's record shows it:
 /// 2026-07-28 when the call's first `tools/call` says so (its `MCP-Protocol-Version` header or
 /// its `_meta`); else the version negotiated by the last `initialize` the server answered before
-/// that `tools/call` (in this call or an earlier one of the case: they share one client); else
+/// that `tools/call` (in this call or an earlier one of the case: they share one client), or by
+/// one the authorization server refused; else
 /// the version the case speaks (`case_version`). A 2025-only client in a 2026-07-28 case speaks
 /// a session (the server offers `initialize` for the fall back) and is judged by that era's
 /// expectation ([`crate::case::Call::expectation`]; cases/README.md, "The era a client speaks").
@@ -119,10 +120,13 @@ pub fn spoken(exchanges: &[Exchange], call: usize, case_version: &str) -> String
         return crate::era::MODERN_VERSION.to_owned();
     }
     let before = &upto[..first_call.unwrap_or(upto.len())];
+    // An `initialize` the authorization server refused (401) still says the client speaks a
+    // session: the version it asked for is the one the server would have negotiated.
     let session = before.iter().rev().find(|e| {
+        let answered =
+            e.reply.by == Answerer::Prelude && e.reply.status.is_none_or(|status| status == 200);
         e.jsonrpc_method.as_deref() == Some("initialize")
-            && e.reply.by == Answerer::Prelude
-            && e.reply.status.is_none_or(|status| status == 200)
+            && (answered || e.reply.by == Answerer::Auth)
     });
     match session {
         Some(initialize) => {

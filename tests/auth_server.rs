@@ -318,7 +318,7 @@ fn the_authorization_endpoint_records_the_ask_and_completes_nothing() {
 
 #[test]
 fn the_mcp_endpoint_is_guarded_by_the_tokens_the_server_accepts() {
-    let server = serve("refresh_token = true\nvalid_for = 1");
+    let server = serve("refresh_token = true\nexpires_after_call = 1");
     let start = server.credentials().unwrap();
     let access = start.access_token.clone().unwrap();
     // No token: 401 with a challenge that names no error (RFC 6750 §3.1).
@@ -481,4 +481,108 @@ fn html_text(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[test]
+fn the_reference_client_refreshes_a_token_its_store_says_expired_before_sending_it() {
+    let adapter = ReferenceAdapter::new();
+    let source = builtin()
+        .into_iter()
+        .find(|s| s.id == "auth/store-says-expired-2025-11-25")
+        .unwrap();
+    let record = Run::new(&adapter).run_one(&source);
+    let first_mcp = record
+        .exchanges
+        .iter()
+        .position(|e| !e.is_for_authorization_server());
+    let token = record.exchanges.iter().position(|e| e.is_token_request());
+    assert!(
+        token < first_mcp,
+        "the refresh comes first: {:?}",
+        record.exchanges
+    );
+    // So no request is refused, and initialize carries the new token.
+    assert!(
+        record
+            .exchanges
+            .iter()
+            .all(|e| e.reply.by != Answerer::Auth)
+    );
+    let initialize = &record.exchanges[first_mcp.unwrap()];
+    assert_eq!(
+        initialize.header("authorization"),
+        Some("Bearer [access-token-2]")
+    );
+}
+
+#[test]
+fn the_reference_client_asks_a_user_once_and_reports_the_refusal_it_got() {
+    let adapter = ReferenceAdapter::new();
+    for (id, status) in [
+        ("auth/refresh-invalid-grant", 401),
+        ("auth/403-insufficient-scope", 403),
+    ] {
+        let source = builtin().into_iter().find(|s| s.id == id).unwrap();
+        let record = Run::new(&adapter).run_one(&source);
+        let asks: Vec<_> = record
+            .exchanges
+            .iter()
+            .filter(|e| e.is_authorization())
+            .collect();
+        assert_eq!(asks.len(), 1, "{id}");
+        let query = asks[0].path.split_once('?').unwrap().1;
+        for key in [
+            "response_type=code",
+            "client_id=mel-client",
+            "code_challenge_method=S256",
+            "resource=",
+        ] {
+            assert!(query.contains(key), "{id}: {query}");
+        }
+        if status == 403 {
+            // The held and the challenged scopes, together.
+            assert!(query.contains("scope=mcp%3Atools+mcp%3Awrite"), "{query}");
+        }
+        let Some(mcp_error_layers::AdapterReport::Observed(o)) = &record.calls[0].report else {
+            panic!("{id}: no observation");
+        };
+        assert_eq!(o.status, Some(status), "{id}");
+        assert!(
+            o.detail.contains("interactive authorization"),
+            "{id}: {}",
+            o.detail
+        );
+    }
+}
+
+#[test]
+fn the_reference_client_passes_every_auth_case_in_a_2025_session_too() {
+    // Told to prefer 2025-11-25, it initializes in the 2026-07-28 cases: the 401 then lands on
+    // `initialize`, and the case's `expect_session` (the era it spoke) judges it.
+    let adapter = ReferenceAdapter::new();
+    let cases: Vec<_> = builtin()
+        .into_iter()
+        .filter(|s| s.id.starts_with("auth/"))
+        .collect();
+    let report = Run::new(&adapter)
+        .cases(cases)
+        .protocol_version(Some("2025-11-25".into()))
+        .execute(&());
+    for case in &report.cases {
+        assert_eq!(
+            case.verdict,
+            mcp_error_layers::engine::Verdict::Pass,
+            "{}: {:?}",
+            case.id,
+            case.calls
+                .iter()
+                .map(|c| c.all_problems())
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            case.calls.iter().all(|c| c.spoken != "2026-07-28"),
+            "{}",
+            case.id
+        );
+    }
 }

@@ -13,15 +13,20 @@ pub struct Auth {
     /// The access token the client starts with, as the server judges it.
     #[serde(default)]
     pub access_token: StartToken,
-    /// The start access token is accepted on this many requests to the MCP endpoint, then
-    /// rejected as expired (401 `invalid_token`): a token that expires in the middle of the
-    /// session. Absent: as long as the case runs. Only with `access_token = "valid"`.
+    /// The start access token expires at the case's `tools/call` number N (from 1): that request
+    /// and every one after it are refused (401 `invalid_token`), whatever else the client sent
+    /// before (a discovery probe, a standalone stream): a token that expires in the middle of
+    /// the session. Only with `access_token = "valid"`, and not with `expires_after_call`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub valid_for: Option<u32>,
-    /// Every access token the token endpoint issues is accepted on this many requests to the
-    /// MCP endpoint, then rejected as expired. Absent: as long as the case runs.
+    pub expires_on_call: Option<u32>,
+    /// The start access token is accepted on the case's `tools/call` number N (from 1) and
+    /// refused on every request after it: it expires while that call's answer is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub issued_valid_for: Option<u32>,
+    pub expires_after_call: Option<u32>,
+    /// Every access token the token endpoint issues is accepted on N `tools/call` requests and
+    /// refused on every request after the N-th. Absent: as long as the case runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_expires_after_call: Option<u32>,
     /// What the client's store says of the start access token's lifetime, in seconds from the
     /// call's start (negative: it passed that long ago). Absent: the store names no expiry
     /// (a token answered without `expires_in`).
@@ -125,7 +130,7 @@ impl Credentials {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StartToken {
-    /// Accepted (for `valid_for` requests, when named).
+    /// Accepted (until `expires_on_call` or `expires_after_call`, when named).
     #[default]
     Valid,
     /// Rejected from the first request: 401 `invalid_token`.

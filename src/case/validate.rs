@@ -560,10 +560,26 @@ fn validate_await(event: &Event, wait: u64) -> Result<(), Problem> {
 
 /// Validates `auth` (keys named from `auth.`).
 fn validate_auth(auth: &mut Auth) -> Result<(), Problem> {
-    if auth.valid_for.is_some() && auth.access_token != StartToken::Valid {
-        let msg = "`valid_for` counts the requests a valid start token is accepted on: use it \
-                   with `access_token = \"valid\"`, or leave it out";
-        return Err(("auth.valid_for".into(), msg.into()));
+    for (key, value) in [
+        ("expires_on_call", auth.expires_on_call),
+        ("expires_after_call", auth.expires_after_call),
+    ] {
+        if value.is_some() && auth.access_token != StartToken::Valid {
+            let msg = format!(
+                "`{key}` says when a valid start token expires: use it with `access_token = \
+                 \"valid\"`, or leave it out"
+            );
+            return Err((format!("auth.{key}"), msg));
+        }
+    }
+    if auth.expires_on_call == Some(0) {
+        let msg = "tools/call requests count from 1; a token refused from the start is \
+                   `access_token = \"expired\"`";
+        return Err(("auth.expires_on_call".into(), msg.into()));
+    }
+    if auth.expires_on_call.is_some() && auth.expires_after_call.is_some() {
+        let msg = "a token expires once: name `expires_on_call` or `expires_after_call`";
+        return Err(("auth.expires_after_call".into(), msg.into()));
     }
     if auth.scope.trim().is_empty() {
         let msg = "a granted scope: one or more space-separated scopes (`mcp:tools`)";

@@ -52,13 +52,15 @@ pub(super) struct Authority {
 
 #[derive(Debug, Default)]
 struct State {
-    /// How many MCP requests the start access token was accepted on.
-    start_uses: u32,
+    /// How many `tools/call` requests carried the start access token.
+    start_calls: u32,
+    /// Whether the start access token has expired (`expires_on_call`, `expires_after_call`).
+    start_spent: bool,
     /// Tokens minted so far, of each kind (the next is numbered one more).
     minted: HashMap<Kind, u32>,
     /// The access tokens the token endpoint issued, with the scopes each carries and the
-    /// requests it was accepted on.
-    issued: HashMap<String, (BTreeSet<String>, u32)>,
+    /// `tools/call` requests it was accepted on (`None` once it expired).
+    issued: HashMap<String, (BTreeSet<String>, Option<u32>)>,
     /// The refresh tokens still alive, with the scopes each may grant.
     refresh: HashMap<String, BTreeSet<String>>,
     /// How many token requests the script answered.
@@ -121,19 +123,28 @@ impl Authority {
         base: &str,
     ) -> Option<Response> {
         let token = bearer(request);
+        let calls = u32::from(method == Some("tools/call"));
         let granted = {
             let mut state = self.lock();
             match token {
                 Some(token) if token == mint(Kind::Access, 1, &self.nonce) => {
-                    let fresh = auth.valid_for.is_none_or(|n| state.start_uses < n);
-                    let accepted = auth.access_token == StartToken::Valid && fresh;
-                    state.start_uses += u32::from(accepted);
-                    accepted.then(|| scopes(&auth.scope))
+                    let valid = auth.access_token == StartToken::Valid && !state.start_spent;
+                    state.start_calls += calls * u32::from(valid);
+                    let n = state.start_calls;
+                    let refused_now = valid && calls == 1 && auth.expires_on_call == Some(n);
+                    let last = calls == 1 && auth.expires_after_call == Some(n);
+                    state.start_spent |= refused_now || (valid && last);
+                    (valid && !refused_now).then(|| scopes(&auth.scope))
                 }
                 Some(token) if !auth.reject_issued => match state.issued.get_mut(token) {
-                    Some((scope, uses)) if auth.issued_valid_for.is_none_or(|n| *uses < n) => {
-                        *uses += 1;
-                        Some(scope.clone())
+                    Some((scope, Some(used))) => {
+                        *used += calls;
+                        let scope = scope.clone();
+                        if auth.issued_expires_after_call.is_some_and(|n| *used >= n) && calls == 1
+                        {
+                            state.issued.insert(token.to_owned(), (scope.clone(), None));
+                        }
+                        Some(scope)
                     }
                     _ => None,
                 },
@@ -278,7 +289,9 @@ impl Authority {
             return oauth_error(400, "invalid_grant", "this server has minted enough tokens");
         }
         let access = state.mint(Kind::Access, &self.nonce);
-        state.issued.insert(access.clone(), (granted.clone(), 0));
+        state
+            .issued
+            .insert(access.clone(), (granted.clone(), Some(0)));
         let scope = granted.into_iter().collect::<Vec<_>>().join(" ");
         let mut body = json!({"access_token": access, "token_type": "Bearer", "scope": scope});
         if let Some(seconds) = answer.expires_in {
