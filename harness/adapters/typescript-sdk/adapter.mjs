@@ -13,14 +13,22 @@
 //
 //   adapter.mjs [--tasks] <endpoint-url | stdio>
 //
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the transport gets the
+// SDK's documented auth entry point with its defaults: an `OAuthClientProvider`
+// (`@modelcontextprotocol/sdk/client/auth.js`) passed as `authProvider` to
+// `StreamableHTTPClientTransport`, a token store seeded once from the start credentials
+// (`tokenStore`). The SDK decides on refresh, step-up and interactive authorization itself.
+//
 // `--tasks` (the row typescript-sdk+tasks) runs a call that asks for a task (docs/adapters.md,
 // "Tasks") through the SDK's experimental task API, `client.experimental.tasks.callToolStream`,
 // with `{task: {ttl}}`; without it such a call is `unsupported`, as the SDK's default `callTool`
 // has no task option.
 
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { CallToolResultSchema, ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
@@ -91,6 +99,23 @@ function fromError(error, { steps, timeoutMs, reported, closed }) {
     return observation('UNCLASSIFIED_ERROR', null, null, text);
   }
 
+  // UnauthorizedError: the SDK's class for "a user must authorize" (client/auth.js). The transport
+  // throws it when `auth()` ended in an interactive authorization (after a 401, or after a 403
+  // insufficient_scope it tried to step up from); it carries no status, no field but its message,
+  // so the application cannot tell a 401 from a 403 by it: no layer named. What went to onerror
+  // beside it (the SDK's GET stream asking too) arrives before or after the call ends, so it stays
+  // on stderr, not in `detail`.
+  if (error instanceof UnauthorizedError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (UnauthorizedError carries no HTTP status: the SDK asked for an interactive authorization after a 401 or a 403 insufficient_scope)`);
+  }
+
+  // OAuthError: an error answer of the authorization server (a token request refused), thrown
+  // through the call by `auth()`; its `errorCode` is the OAuth error code, not the MCP server's
+  // status, which the SDK does not pass on: no layer named.
+  if (error instanceof OAuthError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (OAuthError errorCode ${JSON.stringify(error.errorCode)}: the authorization server's answer; the MCP server's status is not carried)`);
+  }
+
   // ZodError: a schema check failed. When the transport reported it through onerror it is the
   // transport's JSONRPCMessageSchema check of the incoming message (the envelope); otherwise it is
   // Protocol.request's check of the result against CallToolResultSchema.
@@ -152,6 +177,53 @@ function withStatuses(obs, seen) {
 }
 
 /**
+ * The `OAuthClientProvider` of an authorization case: a token store seeded once, when the client is
+ * made, from the start credentials `auth` (docs/adapters.md, "Credentials"), with the methods the
+ * SDK requires and none of its optional ones. `tokens()` returns what the store holds (null
+ * fields left out), `saveTokens()` replaces it, `clientInformation()` is the pre-registered client.
+ * `redirectToAuthorization` does what a browser opened on the URL would do first: one GET, no
+ * redirect followed; nothing completes the authorization.
+ */
+function tokenStore(auth) {
+  const present = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined));
+  let tokens = present({ access_token: auth.access_token, token_type: 'Bearer', refresh_token: auth.refresh_token, expires_in: auth.expires_in, scope: auth.scope });
+  let codeVerifier;
+  const confidential = auth.client_secret !== null && auth.client_secret !== undefined;
+  return {
+    get redirectUrl() {
+      return auth.redirect_uri;
+    },
+    get clientMetadata() {
+      return {
+        redirect_uris: [auth.redirect_uri],
+        client_name: 'mcp-error-layers-adapter',
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+      };
+    },
+    clientInformation: () => present({ client_id: auth.client_id, client_secret: auth.client_secret }),
+    tokens: () => tokens,
+    saveTokens(saved) {
+      tokens = saved;
+    },
+    saveCodeVerifier(verifier) {
+      codeVerifier = verifier;
+    },
+    codeVerifier: () => codeVerifier,
+    async redirectToAuthorization(url) {
+      const where = `${url.origin}${url.pathname}`;
+      try {
+        const response = await fetch(url, { redirect: 'manual' });
+        await response.body?.cancel();
+        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); one GET to ${where} answered ${response.status}; nothing completes it`);
+      } catch (error) {
+        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); the GET to ${where} failed: ${describe(error)}`);
+      }
+    },
+  };
+}
+
+/**
  * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
  * `StreamableHTTPClientTransport`, or over stdio one `StdioClientTransport({command, args})` (the
  * SDK's defaults: its environment subset, the server's stderr inherited), connected (initialize)
@@ -181,7 +253,10 @@ const row = {
     try {
       // The case's timeout is for the call; the connect (initialize) keeps the SDK's default
       // request timeout, so that a slow start on a loaded machine is not reported as the call's.
-      const transport = call.transport === 'stdio' ? new StdioClientTransport(contract.stdioServer(call)) : new StreamableHTTPClientTransport(new URL(call.endpoint));
+      const transport =
+        call.transport === 'stdio'
+          ? new StdioClientTransport(contract.stdioServer(call))
+          : new StreamableHTTPClientTransport(new URL(call.endpoint), call.auth === null ? undefined : { authProvider: tokenStore(call.auth) });
       await client.connect(transport);
       return kept;
     } catch (error) {
