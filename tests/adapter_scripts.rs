@@ -49,5 +49,5 @@ fn the_node_contract_module_passes_its_tests() {
         done.status.success(),
         "harness/adapters/test_contract.mjs failed:\n{log}"
     );
-    assert!(log.contains("# pass 12\n"), "not every test ran:\n{log}");
+    assert!(log.contains("# pass 13\n"), "not every test ran:\n{log}");
 }
