@@ -184,10 +184,13 @@ impl State {
 fn resource(label: &str, exchange: &Exchange) -> Result<(), String> {
     let host = exchange.header("host").unwrap_or("127.0.0.1");
     let canonical = format!("http://{host}/mcp");
+    // Said without the server's origin, whose port changes from run to run.
+    let origin = format!("http://{host}");
     match params(exchange).get("resource") {
         Some(r) if r.trim_end_matches('/') == canonical => Ok(()),
         Some(r) => Err(format!(
-            "{label}: resource is {r:?}, not the MCP server ({canonical})"
+            "{label}: resource is {:?}, not the MCP endpoint (/mcp on the server's origin)",
+            r.replace(&origin, "<origin>")
         )),
         None => Err(format!("{label}: no resource parameter (RFC 8707)")),
     }

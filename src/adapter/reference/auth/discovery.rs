@@ -63,7 +63,10 @@ impl Run<'_> {
             .to_owned();
         let metadata = self.server_metadata(&issuer).await?;
         let Some(token_endpoint) = metadata.get("token_endpoint").and_then(Value::as_str) else {
-            let why = format!("the metadata of {issuer} names no token_endpoint");
+            let why = format!(
+                "the metadata of the issuer {:?} names no token_endpoint",
+                path_of(&issuer)
+            );
             return Err(Failure::GaveUp(why));
         };
         let found = Found {
@@ -105,12 +108,19 @@ impl Run<'_> {
                 named => mismatched = Some(named.unwrap_or("none").to_owned()),
             }
         }
+        // Named by path only: the origin is the case's random port, which would make every
+        // report and snapshot of the call differ from run to run.
         let why = match mismatched {
             Some(named) => format!(
-                "the authorization server's metadata names issuer {named:?}, not {issuer:?}: \
-                 not used"
+                "the authorization server's metadata names issuer {:?}, not {:?}: not used \
+                 (RFC 8414 §3.3)",
+                path_of(&named),
+                path_of(issuer)
             ),
-            None => format!("no authorization server metadata for {issuer}"),
+            None => format!(
+                "no authorization server metadata for the issuer {:?}",
+                path_of(issuer)
+            ),
         };
         Err(Failure::GaveUp(why))
     }
@@ -139,5 +149,14 @@ impl Run<'_> {
                     .headless_timeout("the authorization server's metadata"),
             )),
         }
+    }
+}
+
+/// A URL without its origin (`/another-issuer`, `/` for the origin itself), or the text as it is
+/// when it is no URL.
+fn path_of(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(url) => url.path().to_owned(),
+        Err(_) => url.to_owned(),
     }
 }
