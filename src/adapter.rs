@@ -537,6 +537,9 @@ pub struct DriverInfo {
     /// Whether an adapter program speaks stdio ([`Driver::speaks_stdio`]): its command line
     /// needs `--transports http,stdio` to run it again.
     pub stdio: bool,
+    /// Whether an adapter program takes credentials ([`Driver::takes_credentials`]): its
+    /// command line needs `--auth` to run it again.
+    pub auth: bool,
 }
 
 /// How much of an adapter's log a call keeps: the first and the last half of this survive,

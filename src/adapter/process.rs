@@ -448,6 +448,7 @@ impl Driver for ProcessAdapter {
             agent: false,
             bridge: None,
             stdio: self.speaks_stdio(),
+            auth: self.takes_credentials(),
         }
     }
 

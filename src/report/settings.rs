@@ -39,6 +39,10 @@ pub struct RunSettings {
     /// http,stdio`; added in v1 later; absent when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stdio: bool,
+    /// Whether the adapter program was given the start credentials of the authorization cases
+    /// (`run --auth`; added in v1 later; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auth: bool,
 }
 
 /// A duration as the whole milliseconds a report and a flag carry (saturating: no setting is
@@ -74,6 +78,7 @@ impl RunSettings {
             agent: driver.agent,
             bridge: driver.bridge,
             stdio: driver.stdio,
+            auth: driver.auth,
         }
     }
 
@@ -110,6 +115,9 @@ impl RunSettings {
         }
         if self.stdio {
             flags.push("--transports http,stdio".into());
+        }
+        if self.auth {
+            flags.push("--auth".into());
         }
         flags.push(format!("--adapter-name {}", quoted(named.adapter)));
         if let Some(version) = named.version {
@@ -154,12 +162,13 @@ mod tests {
             agent: false,
             bridge: None,
             stdio: true,
+            auth: true,
         };
         assert_eq!(
             settings.flags(named("python-sdk")),
             "--jobs 8 --default-timeout-ms 5000 --deadline-margin-ms 3000 \
              --announce-timeout-ms 60000 --start-up-timeout-ms 10000 --transports http,stdio \
-             --adapter-name python-sdk --adapter-version 2.3.0"
+             --auth --adapter-name python-sdk --adapter-version 2.3.0"
         );
     }
 
