@@ -58,7 +58,7 @@ pub(super) fn check(case: &CaseFile, index: usize, exchanges: &[Exchange], tally
     if reachable {
         refresh_first(&mine, &state, tally);
     }
-    rotated(&mine, &state, tally);
+    rotated(exchanges, index, tally);
     bounded(&mine, tally);
     step_up(&mine, tally);
     if auth.issuer == Issuer::Mismatch {
@@ -119,8 +119,6 @@ struct State {
     first_issued_ms: Option<u64>,
     /// The refresh tokens alive at the start of the call (by their redacted names).
     alive_at_start: BTreeSet<String>,
-    /// The refresh tokens rotation replaced before the call.
-    replaced_before: BTreeSet<String>,
 }
 
 impl State {
@@ -130,7 +128,6 @@ impl State {
         if auth.is_some_and(|a| a.refresh_token) {
             alive.insert("[refresh-token-1]".to_owned());
         }
-        let mut replaced = BTreeSet::new();
         let mut first_issued_ms = None;
         for exchange in exchanges.iter().filter(|e| e.call <= index) {
             if !exchange.is_token_request() {
@@ -158,7 +155,6 @@ impl State {
                 .and_then(Value::as_str);
             if let (Some(sent), Some(new)) = (&sent, new) {
                 alive.remove(sent);
-                replaced.insert(sent.clone());
                 alive.insert(new.to_owned());
             }
             if let (Some(sent), Some("invalid_grant")) = (&sent, error) {
@@ -170,7 +166,6 @@ impl State {
                 .is_some_and(|a| a.access_token != crate::case::StartToken::None),
             first_issued_ms,
             alive_at_start: alive,
-            replaced_before: replaced,
         }
     }
 
@@ -229,35 +224,35 @@ fn refresh_first(mine: &[&Exchange], state: &State, tally: &mut Tally) {
     tally.record("auth-refresh-first", Grade::Must, result);
 }
 
-/// A refresh token that rotation replaced is never sent again.
-fn rotated(mine: &[&Exchange], state: &State, tally: &mut Tally) {
-    let mut replaced = state.replaced_before.clone();
-    let mut judged = !replaced.is_empty();
-    for (n, exchange) in mine.iter().enumerate() {
+/// A refresh token that rotation replaced is never sent again: the token requests of the calls
+/// so far, in order (the client carries its store from call to call), each judged in its call.
+fn rotated(exchanges: &[Exchange], index: usize, tally: &mut Tally) {
+    let mut replaced = BTreeSet::new();
+    let mut n = 0;
+    for exchange in exchanges.iter().filter(|e| e.call <= index) {
+        let mine = exchange.call == index;
+        n += usize::from(mine);
         if !exchange.is_token_request() {
             continue;
         }
         let sent = params(exchange).get("refresh_token").cloned();
         if let Some(sent) = &sent
+            && mine
             && replaced.contains(sent)
         {
             let why = format!(
                 "{}: sent {sent}, which rotation replaced",
-                label(n, exchange)
+                label(n - 1, exchange)
             );
             tally.record("auth-rotated-refresh", Grade::Must, Err(why));
         }
-        let new = sent_json(exchange).and_then(|a| {
-            a.get("refresh_token")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
-        if let (Some(sent), Some(_)) = (sent, new) {
+        let new = sent_json(exchange)
+            .is_some_and(|a| a.get("refresh_token").and_then(Value::as_str).is_some());
+        if let (Some(sent), true) = (sent, new) {
             replaced.insert(sent);
-            judged = true;
         }
     }
-    if judged {
+    if !replaced.is_empty() {
         tally.record("auth-rotated-refresh", Grade::Must, Ok(()));
     }
 }

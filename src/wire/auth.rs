@@ -429,6 +429,3 @@ fn stall() -> Response {
     };
     super::script::response(&reply, &Placeholders::from_request(&Value::Null))
 }
-
-#[cfg(test)]
-mod tests;
