@@ -21,6 +21,8 @@
 // - `observation` is one observation line; `describe` puts an error and its causes into its
 //   `detail`, `caught` maps a group the call site caught (AggregateError) as a whole, `Reported` what the SDK reported on a side channel; `fetchOutcome` reads the
 //   connection from Node's fetch (undici), which every SDK here uses.
+// - `oauthProvider(auth)` is the TypeScript SDK's `OAuthClientProvider` over an authorization
+//   case's start credentials (docs/adapters.md, "Credentials"), for every row whose client takes one.
 //
 // Calls at once share stderr: every line written to it while a request is served (the adapter's
 // own notes, the SDK's, an unhandled rejection) starts with `[<id>] `, so that a reader can tell
@@ -422,6 +424,55 @@ export const NO_STDIO =
 /** `observe`, with every call over stdio answered `unsupported` (`why`, NO_STDIO by default). */
 export function withoutStdio(observe, why = NO_STDIO) {
   return async (call) => (call.transport === 'stdio' ? { unsupported: why } : observe(call));
+}
+
+/**
+ * The TypeScript SDK's `OAuthClientProvider` interface (`@modelcontextprotocol/sdk/client/auth.js`)
+ * for an authorization case: a token store seeded once, when the client is made, from the start
+ * credentials `auth` (docs/adapters.md, "Credentials"), with the methods the SDK requires and none
+ * of its optional ones. Every Node row whose client takes an `authProvider` (the SDK, and the
+ * frameworks over it) gets this one; `describeOne` is the row's error description for its notes. `tokens()` returns what the store holds (null
+ * fields left out), `saveTokens()` replaces it, `clientInformation()` is the pre-registered client.
+ * `redirectToAuthorization` does what a browser opened on the URL would do first: one GET, no
+ * redirect followed; nothing completes the authorization.
+ */
+export function oauthProvider(auth, describeOne = (error) => describe(error, '')) {
+  const present = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined));
+  let tokens = present({ access_token: auth.access_token, token_type: 'Bearer', refresh_token: auth.refresh_token, expires_in: auth.expires_in, scope: auth.scope });
+  let codeVerifier;
+  const confidential = auth.client_secret !== null && auth.client_secret !== undefined;
+  return {
+    get redirectUrl() {
+      return auth.redirect_uri;
+    },
+    get clientMetadata() {
+      return {
+        redirect_uris: [auth.redirect_uri],
+        client_name: 'mcp-error-layers-adapter',
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+      };
+    },
+    clientInformation: () => present({ client_id: auth.client_id, client_secret: auth.client_secret }),
+    tokens: () => tokens,
+    saveTokens(saved) {
+      tokens = saved;
+    },
+    saveCodeVerifier(verifier) {
+      codeVerifier = verifier;
+    },
+    codeVerifier: () => codeVerifier,
+    async redirectToAuthorization(url) {
+      const where = `${url.origin}${url.pathname}`;
+      try {
+        const response = await fetch(url, { redirect: 'manual' });
+        await response.body?.cancel();
+        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); one GET to ${where} answered ${response.status}; nothing completes it`);
+      } catch (error) {
+        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); the GET to ${where} failed: ${describeOne(error)}`);
+      }
+    },
+  };
 }
 
 /**

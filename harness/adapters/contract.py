@@ -14,6 +14,9 @@ only what is its SDK's (how to connect and call, and how the SDK's surface maps 
 - `observation` is one observation line; `caught` and `describe` put an exception (its group, its
   causes) into its `detail`; `from_http_layer` reads the layer under the SDK: httpx's error
   classes (every Python SDK here sits on httpx, or its fork httpx2) and JSON that does not parse.
+- `TokenStorages`, `SeededTokenStorage` and `oauth_provider` hand an authorization case's start
+  credentials to the Python SDK's `OAuthClientProvider` (docs/adapters.md, "Credentials"): every
+  row whose client takes one uses them.
 
 Persistent mode runs each call on a thread of its own with an event loop of its own, as a call
 did in a process of its own: the SDKs do synchronous work between their awaits (creating an httpx
@@ -26,7 +29,8 @@ notes, the SDK's log records, warnings, tracebacks) starts with `[<id>] `, so th
 tell the calls apart. The request a line belongs to is a context variable, set on the call's
 thread and copied by asyncio into every task the SDK starts.
 
-Standard library only; the adapters import it from their parent folder.
+Standard library only (the credential helpers import the SDK's `mcp` when called); the adapters
+import it from their parent folder.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ import re
 import sys
 import threading
 import traceback
+import urllib.error
+import urllib.request
 from importlib.metadata import version as package_version
 from typing import Any, Awaitable, Callable, NoReturn
 
@@ -164,6 +170,121 @@ class Call:
             index=request.get("call", 0),
             calls=request.get("calls", 1),
         )
+
+
+# Credentials (docs/adapters.md, "Credentials"): what every Python row whose client takes the
+# Python SDK's `OAuthClientProvider` (the SDK itself, and the frameworks over it) gives it. These
+# import the SDK's `mcp` types when called, so the rest of this module stays standard library only.
+
+
+class InteractiveAuthorizationNotCompleted(Exception):
+    """The callback handler's answer: nobody signs in here, so no authorization code comes back."""
+
+
+class SeededTokenStorage:
+    """The Python SDK's `TokenStorage` protocol over an authorization case's start credentials
+    (`Call.auth`): what a user who signed in earlier left behind, kept as the SDK stores it."""
+
+    def __init__(self, auth: dict[str, Any]) -> None:
+        from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+        self.tokens: Any = None
+        if auth.get("access_token") is not None:
+            fields = {"refresh_token": auth.get("refresh_token"), "expires_in": auth.get("expires_in"), "scope": auth.get("scope")}
+            self.tokens = OAuthToken(
+                access_token=auth["access_token"], token_type="Bearer", **{k: v for k, v in fields.items() if v is not None}
+            )
+        secret = auth.get("client_secret")
+        self.client_info: Any = OAuthClientInformationFull(
+            client_id=auth["client_id"],
+            redirect_uris=[auth["redirect_uri"]],
+            token_endpoint_auth_method="client_secret_basic" if secret is not None else "none",
+            **({"client_secret": secret} if secret is not None else {}),
+        )
+
+    async def get_tokens(self) -> Any:
+        return self.tokens
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> Any:
+        return self.client_info
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self.client_info = client_info
+
+
+class TokenStorages:
+    """The token storage of each authorization case's client, by client id: seeded from
+    `Call.auth` at the case's first call and found again by a client opened later in the case
+    (after a failed connect), as an application's storage outlives one connection."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, SeededTokenStorage] = {}
+        self._lock = threading.Lock()
+
+    def storage(self, call: Call) -> SeededTokenStorage:
+        """The case's storage: seeded once, when its client is first created."""
+        assert call.auth is not None, "only an authorization case has credentials"
+        with self._lock:
+            kept = None if call.index == 0 or call.client is None else self._kept.get(call.client)
+            storage = kept or SeededTokenStorage(call.auth)
+            if call.client is not None and not call.is_last:
+                self._kept[call.client] = storage
+            return storage
+
+    def forget(self, call: Call) -> None:
+        """Drop the case's storage after its last call."""
+        if call.is_last and call.client is not None:
+            with self._lock:
+                self._kept.pop(call.client, None)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _first_answer(url: str) -> int:
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as answer:
+        return int(answer.code)
+
+
+async def open_authorization_url(url: str) -> None:
+    """A provider's redirect handler: one GET to the authorization URL, as a browser opened on it
+    would send, following nothing; nothing is opened."""
+    try:
+        status = await asyncio.to_thread(_first_answer, url)
+        print(f"the SDK asked for an interactive authorization: GET {url} answered {status}", file=sys.stderr)
+    except OSError as error:
+        print(f"the SDK asked for an interactive authorization: GET {url} failed: {error}", file=sys.stderr)
+
+
+async def no_authorization_code() -> Any:
+    """A provider's callback handler: no user completes the authorization, so none comes back."""
+    print("no authorization code comes back: the callback handler gives up", file=sys.stderr)
+    raise InteractiveAuthorizationNotCompleted("nothing completes an interactive authorization here")
+
+
+def oauth_provider(call: Call, storage: SeededTokenStorage) -> Any:
+    """The Python SDK's `OAuthClientProvider` (an `httpx.Auth`) for the call's endpoint over
+    `storage`, with the SDK's defaults: the client metadata names only the redirect URI, the
+    redirect handler is `open_authorization_url`, the callback handler `no_authorization_code`."""
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientMetadata
+
+    assert call.auth is not None and call.endpoint is not None, "an authorization case runs over HTTP"
+    return OAuthClientProvider(
+        server_url=call.endpoint,
+        client_metadata=OAuthClientMetadata(redirect_uris=[call.auth["redirect_uri"]]),
+        storage=storage,
+        redirect_handler=open_authorization_url,
+        callback_handler=no_authorization_code,
+    )
 
 
 def server_command(transport: str, command: Any) -> tuple[str, ...] | None:

@@ -185,75 +185,14 @@ async def call_as_task(session: ClientSession, call: Call) -> dict[str, Any]:
     return {**found, "detail": found["detail"].replace("call_tool returned", "get_task_result returned", 1) + statuses(seen)}
 
 
-class InteractiveAuthorizationNotCompleted(Exception):
-    """The callback handler's answer: nobody signs in here, so no authorization code comes back."""
-
-
-class SeededTokenStorage:
-    """The SDK's `TokenStorage` protocol over the case's start credentials (docs/adapters.md,
-    "Credentials"): what a user who signed in earlier left behind, kept as the SDK stores it."""
-
-    def __init__(self, auth: dict[str, Any]) -> None:
-        from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
-
-        self.tokens: Any = None
-        if auth.get("access_token") is not None:
-            fields = {"refresh_token": auth.get("refresh_token"), "expires_in": auth.get("expires_in"), "scope": auth.get("scope")}
-            self.tokens = OAuthToken(
-                access_token=auth["access_token"], token_type="Bearer", **{k: v for k, v in fields.items() if v is not None}
-            )
-        secret = auth.get("client_secret")
-        self.client_info: Any = OAuthClientInformationFull(
-            client_id=auth["client_id"],
-            redirect_uris=[auth["redirect_uri"]],
-            token_endpoint_auth_method="client_secret_basic" if secret is not None else "none",
-            **({"client_secret": secret} if secret is not None else {}),
-        )
-
-    async def get_tokens(self) -> Any:
-        return self.tokens
-
-    async def set_tokens(self, tokens: Any) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> Any:
-        return self.client_info
-
-    async def set_client_info(self, client_info: Any) -> None:
-        self.client_info = client_info
-
-
-async def open_authorization_url(url: str) -> None:
-    """The provider's redirect_handler: one GET to the authorization URL, as a browser opened on it
-    would send, following nothing; nothing is opened."""
-    async with httpx2.AsyncClient(follow_redirects=False) as browser:
-        response = await browser.get(url)
-    print(f"the SDK asked for an interactive authorization: GET {url} answered {response.status_code}", file=sys.stderr)
-
-
-async def no_authorization_code() -> Any:
-    """The provider's callback_handler: no user completes the authorization, so none comes back."""
-    print("no authorization code comes back: the callback handler gives up", file=sys.stderr)
-    raise InteractiveAuthorizationNotCompleted("nothing completes an interactive authorization here")
-
-
 @contextlib.asynccontextmanager
-async def authorized_transport(call: Call, storage: SeededTokenStorage) -> AsyncIterator[Any]:
+async def authorized_transport(call: Call, storage: contract.SeededTokenStorage) -> AsyncIterator[Any]:
     """The streamable HTTP transport on an httpx2 client whose auth is the SDK's
     `OAuthClientProvider` over `storage`, with the SDK's default client settings otherwise."""
-    from mcp.client.auth import OAuthClientProvider
     from mcp.shared._httpx_utils import create_mcp_http_client
-    from mcp.shared.auth import OAuthClientMetadata
 
     assert call.endpoint is not None, "an authorization case runs over HTTP"
-    provider = OAuthClientProvider(
-        server_url=call.endpoint,
-        client_metadata=OAuthClientMetadata(redirect_uris=[call.auth["redirect_uri"]]),
-        storage=storage,
-        redirect_handler=open_authorization_url,
-        callback_handler=no_authorization_code,
-    )
-    async with create_mcp_http_client(auth=provider) as http_client:
+    async with create_mcp_http_client(auth=contract.oauth_provider(call, storage)) as http_client:
         async with streamable_http_client(call.endpoint, http_client=http_client) as streams:
             yield streams
 
@@ -269,24 +208,10 @@ class PythonSdk(kept.Row):
     initialized) before the first call, left after the last."""
 
     def __init__(self) -> None:
-        # The token storage of each authorization case's client, by client id: seeded at the
-        # case's first call, found again by a client opened after a failed connect.
-        self._storages: dict[Any, SeededTokenStorage] = {}
+        self._storages = contract.TokenStorages()
 
     def steps(self) -> contract.Steps:
         return contract.Steps(connect="connect", list="list_tools", call="call_tool")
-
-    def storage(self, call: Call) -> SeededTokenStorage:
-        """The case's token storage: seeded from `call.auth` once, when its client is first created."""
-        assert call.auth is not None
-        kept_storage = None if call.index == 0 or call.client is None else self._storages.get(call.client)
-        storage = kept_storage or SeededTokenStorage(call.auth)
-        if call.client is not None:
-            if call.is_last:
-                self._storages.pop(call.client, None)
-            else:
-                self._storages[call.client] = storage
-        return storage
 
     def refuse(self, call: Call) -> dict[str, Any] | None:
         version = call.protocol_version
@@ -302,7 +227,7 @@ class PythonSdk(kept.Row):
             # (the wire server answers initialize in every era; the tools/call reply is the same).
             print(f"mcp {SDK_VERSION} has no server/discover: {version} runs over the initialize handshake", file=sys.stderr)
         # mcp 2.x yields (read, write); 1.x's streamable HTTP adds a get_session_id callback.
-        opened = transport(call) if call.auth is None else authorized_transport(call, self.storage(call))
+        opened = transport(call) if call.auth is None else authorized_transport(call, self._storages.storage(call))
         async with opened as streams:
             # The case's timeout is for the call (read_timeout_seconds of call_tool); the connect
             # keeps the SDK's defaults, so that a slow start on a loaded machine is not reported
@@ -324,8 +249,7 @@ class PythonSdk(kept.Row):
             await session.initialize()
 
     async def call(self, session: ClientSession, call: Call, steps: contract.Steps) -> dict[str, Any]:
-        if call.is_last and call.client is not None:
-            self._storages.pop(call.client, None)
+        self._storages.forget(call)
         if call.task is not None:
             return await steps.list_then_call(call, session.list_tools, lambda: call_as_task(session, call))
         call_timeout = timedelta(seconds=call.timeout_s) if TIMEOUT_AS_TIMEDELTA else call.timeout_s

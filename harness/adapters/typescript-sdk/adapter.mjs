@@ -17,7 +17,7 @@
 // SDK's documented auth entry point with its defaults: an `OAuthClientProvider`
 // (`@modelcontextprotocol/sdk/client/auth.js`) passed as `authProvider` to
 // `StreamableHTTPClientTransport`, a token store seeded once from the start credentials
-// (`tokenStore`). The SDK decides on refresh, step-up and interactive authorization itself.
+// (`contract.oauthProvider`). The SDK decides on refresh, step-up and interactive authorization itself.
 //
 // `--tasks` (the row typescript-sdk+tasks) runs a call that asks for a task (docs/adapters.md,
 // "Tasks") through the SDK's experimental task API, `client.experimental.tasks.callToolStream`,
@@ -177,53 +177,6 @@ function withStatuses(obs, seen) {
 }
 
 /**
- * The `OAuthClientProvider` of an authorization case: a token store seeded once, when the client is
- * made, from the start credentials `auth` (docs/adapters.md, "Credentials"), with the methods the
- * SDK requires and none of its optional ones. `tokens()` returns what the store holds (null
- * fields left out), `saveTokens()` replaces it, `clientInformation()` is the pre-registered client.
- * `redirectToAuthorization` does what a browser opened on the URL would do first: one GET, no
- * redirect followed; nothing completes the authorization.
- */
-function tokenStore(auth) {
-  const present = (object) => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined));
-  let tokens = present({ access_token: auth.access_token, token_type: 'Bearer', refresh_token: auth.refresh_token, expires_in: auth.expires_in, scope: auth.scope });
-  let codeVerifier;
-  const confidential = auth.client_secret !== null && auth.client_secret !== undefined;
-  return {
-    get redirectUrl() {
-      return auth.redirect_uri;
-    },
-    get clientMetadata() {
-      return {
-        redirect_uris: [auth.redirect_uri],
-        client_name: 'mcp-error-layers-adapter',
-        grant_types: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
-      };
-    },
-    clientInformation: () => present({ client_id: auth.client_id, client_secret: auth.client_secret }),
-    tokens: () => tokens,
-    saveTokens(saved) {
-      tokens = saved;
-    },
-    saveCodeVerifier(verifier) {
-      codeVerifier = verifier;
-    },
-    codeVerifier: () => codeVerifier,
-    async redirectToAuthorization(url) {
-      const where = `${url.origin}${url.pathname}`;
-      try {
-        const response = await fetch(url, { redirect: 'manual' });
-        await response.body?.cancel();
-        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); one GET to ${where} answered ${response.status}; nothing completes it`);
-      } catch (error) {
-        console.error(`authorization: the SDK asked for an interactive authorization (redirectToAuthorization); the GET to ${where} failed: ${describe(error)}`);
-      }
-    },
-  };
-}
-
-/**
  * The SDK's client for the calls of a case (`contract.keeping`): one `Client` over one
  * `StreamableHTTPClientTransport`, or over stdio one `StdioClientTransport({command, args})` (the
  * SDK's defaults: its environment subset, the server's stderr inherited), connected (initialize)
@@ -256,7 +209,7 @@ const row = {
       const transport =
         call.transport === 'stdio'
           ? new StdioClientTransport(contract.stdioServer(call))
-          : new StreamableHTTPClientTransport(new URL(call.endpoint), call.auth === null ? undefined : { authProvider: tokenStore(call.auth) });
+          : new StreamableHTTPClientTransport(new URL(call.endpoint), call.auth === null ? undefined : { authProvider: contract.oauthProvider(call.auth, describe) });
       await client.connect(transport);
       return kept;
     } catch (error) {
