@@ -594,6 +594,7 @@ pub use observation::{AdapterReport, Observation};
 pub use outcome::{Layer, Outcome};
 
 mod baseline;
+mod challenge;
 mod checks;
 mod coarse;
 mod credential;

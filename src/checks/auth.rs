@@ -340,18 +340,21 @@ fn step_up(mine: &[&Exchange], tally: &mut Tally) {
     }
 }
 
-/// The `scope` of a 403's `insufficient_scope` challenge, as the server sent it.
+/// The `scope` of a 403's `insufficient_scope` challenge, as the server sent it (every
+/// `WWW-Authenticate` line of the reply's head, read as the reference client reads one).
 fn challenged_scope(exchange: &Exchange) -> Option<String> {
     let (head, _) = exchange.reply.bytes.split_once("\r\n\r\n")?;
-    let line = head
-        .lines()
-        .find(|l| l.to_ascii_lowercase().starts_with("www-authenticate:"))?;
-    if !line.contains("insufficient_scope") {
+    let values = head.lines().filter_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("www-authenticate")
+            .then_some(value.trim())
+    });
+    let params = crate::challenge::first_bearer(values)?;
+    if crate::challenge::param(&params, "error") != Some("insufficient_scope") {
         return None;
     }
-    let start = line.find("scope=\"")? + "scope=\"".len();
-    let end = line[start..].find('"')? + start;
-    Some(line[start..end].to_owned())
+    crate::challenge::param(&params, "scope").map(str::to_owned)
 }
 
 /// After a 401 or 403, no GET on the MCP endpoint outside a session: the legacy HTTP+SSE
@@ -375,3 +378,7 @@ fn no_legacy_fallback(mine: &[&Exchange], tally: &mut Tally) {
     };
     tally.record("auth-no-legacy-fallback", Grade::Should, result);
 }
+
+#[cfg(test)]
+#[path = "auth_tests.rs"]
+mod tests;

@@ -21,18 +21,10 @@ impl Challenge {
     /// The challenge of a 401 or 403 with these headers; a missing or unreadable header gives
     /// one with no parameters.
     pub(in crate::adapter::reference) fn of(status: u16, headers: &HeaderMap) -> Self {
-        let params = headers
-            .get_all(WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .find_map(bearer_params)
+        let values = headers.get_all(WWW_AUTHENTICATE);
+        let params = crate::challenge::first_bearer(values.iter().filter_map(|v| v.to_str().ok()))
             .unwrap_or_default();
-        let take = |name: &str| {
-            params
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        };
+        let take = |name: &str| crate::challenge::param(&params, name).map(str::to_owned);
         Challenge {
             status,
             error: take("error"),
@@ -70,70 +62,6 @@ pub(in crate::adapter::reference) fn take() -> Option<Challenge> {
     LAST.try_with(|last| last.borrow_mut().take())
         .ok()
         .flatten()
-}
-
-/// The parameters of the first `Bearer` challenge in a header value: `name=token` or
-/// `name="quoted string"`, comma-separated. `None` when the value has no Bearer challenge.
-fn bearer_params(value: &str) -> Option<Vec<(String, String)>> {
-    let at = find_scheme(value, "bearer")?;
-    let mut rest = value[at + "bearer".len()..].trim_start();
-    let mut params = Vec::new();
-    loop {
-        rest = rest.trim_start_matches([' ', '\t', ',']);
-        let Some(eq) = rest.find('=') else {
-            break;
-        };
-        let name = rest[..eq].trim();
-        // A name with a space is the next challenge's scheme: this one ends.
-        if name.is_empty() || name.contains([' ', '\t']) {
-            break;
-        }
-        rest = rest[eq + 1..].trim_start();
-        let value = match rest.strip_prefix('"') {
-            Some(quoted) => {
-                let mut out = String::new();
-                let mut chars = quoted.char_indices();
-                let mut end = quoted.len();
-                while let Some((i, c)) = chars.next() {
-                    match c {
-                        '\\' => out.extend(chars.next().map(|(_, c)| c)),
-                        '"' => {
-                            end = i + 1;
-                            break;
-                        }
-                        c => out.push(c),
-                    }
-                }
-                rest = &quoted[end.min(quoted.len())..];
-                out
-            }
-            None => {
-                let end = rest.find([',', ' ', '\t']).unwrap_or(rest.len());
-                let token = rest[..end].to_owned();
-                rest = &rest[end..];
-                token
-            }
-        };
-        params.push((name.to_owned(), value));
-    }
-    Some(params)
-}
-
-/// Where the auth scheme `scheme` (lowercase) starts a challenge in `value`.
-fn find_scheme(value: &str, scheme: &str) -> Option<usize> {
-    let lower = value.to_ascii_lowercase();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find(scheme) {
-        let at = from + found;
-        let before = lower[..at].trim_end();
-        let starts = before.is_empty() || before.ends_with(',');
-        let after = lower[at + scheme.len()..].chars().next();
-        if starts && after.is_none_or(|c| c == ' ' || c == '\t') {
-            return Some(at);
-        }
-        from = at + scheme.len();
-    }
-    None
 }
 
 #[cfg(test)]
