@@ -272,6 +272,7 @@ impl Sdk {
             deadline_margin_ms: spec.deadline_margin_ms.or(Some(AGENT_DEADLINE_MARGIN_MS)),
             default_timeout_ms: spec.default_timeout_ms,
             threads: Some(spec.threads.unwrap_or(AGENT_THREADS)),
+            auth: spec.auth.is_some(),
             agent: Some(spec),
             ..Sdk::started_per_case(name, folder, "agent", Install::Npm)
         }
@@ -327,6 +328,7 @@ impl Sdk {
             setting: spec.setting.clone(),
             racy: spec.racy.clone(),
             threads: Some(spec.threads.unwrap_or(BRIDGE_THREADS)),
+            auth: spec.auth.is_some(),
             bridge: Some(spec),
             ..Sdk::started_per_case(name, folder, "bridge", install)
         }
@@ -571,7 +573,8 @@ pub fn config() -> Config {
         false => config.skip("stdio/"),
     };
     // Likewise the authorization cases, for a row whose adapter does not hand its client the
-    // credentials yet (`auth = true` in its adapter.toml once it does).
+    // credentials yet (`auth = true` in its adapter.toml once it does; an `[auth]` table in an
+    // agent's or a bridge's).
     let config = match sdk.is_some_and(|sdk| sdk.auth) {
         true => config,
         false => config.skip("auth/"),

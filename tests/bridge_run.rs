@@ -32,6 +32,11 @@ fn python() -> bool {
 /// The relay as a bridge row, with `flags` before the upstream URL; its own timeout is the
 /// relay's 3 s.
 fn relay(flags: &str) -> BridgeAdapter {
+    relay_with(flags, "")
+}
+
+/// The relay with `more` TOML after its keys (an `[auth]` table).
+fn relay_with(flags: &str, more: &str) -> BridgeAdapter {
     let text = format!(
         r#"kind = "bridge"
 bridge = "relay"
@@ -40,6 +45,7 @@ install = "pip"
 exposes = "stdio"
 command = ["python3", "{{install}}/relay.py", {flags} "{{upstream_url}}"]
 timeout_ms = 3000
+{more}
 "#
     );
     let spec = BridgeSpec::parse(&text).unwrap();
@@ -179,4 +185,63 @@ fn a_bridge_that_died_is_not_started_again_for_the_next_call() {
         calls[1].tool_posts, 0,
         "no tools/call reached the upstream server"
     );
+}
+
+/// An `[auth]` whose seed writes the relay's header file from the start credentials, as a
+/// token store seeded in the bridge's home: the relay sends the token upstream.
+const SEEDED: &str = r#"
+[auth]
+setting = "a header file the seed writes from the start credentials"
+args = ["--header-file", "{home}/auth-header"]
+seed = ["python3", "-c", "import json, os; t = json.loads(os.environ['MCP_ERROR_LAYERS_AUTH'])['access_token']; open('../auth-header', 'w').write('Authorization: Bearer ' + t)"]
+"#;
+
+fn run_ids(bridge: &BridgeAdapter, ids: &[&str]) -> JsonReport {
+    let cases = builtin()
+        .into_iter()
+        .filter(|c| ids.contains(&c.id.as_str()))
+        .collect();
+    JsonReport::from_run(&Run::new(bridge).cases(cases).jobs(2).execute(&()))
+}
+
+#[test]
+fn a_bridge_with_auth_holds_the_credentials_upstream_and_one_without_runs_no_auth_case() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let ids = ["auth/token-on-every-request-2025-11-25", "tool/success"];
+    let seeded = run_ids(&relay_with("", SEEDED), &ids);
+    for case in &seeded.cases {
+        assert_eq!(case.verdict.as_str(), "pass", "{case:#?}");
+    }
+    let auth = &seeded.cases[0];
+    assert_eq!(auth.id, ids[0]);
+    let header = auth.calls[0]
+        .checks
+        .iter()
+        .find(|k| k.name == "auth-header");
+    assert!(header.is_some_and(|k| k.passed), "{auth:#?}");
+    // The token reached the upstream server, and the report names it only by its redacted name.
+    let text = serde_json::to_string(&seeded).unwrap();
+    assert!(
+        text.contains("Bearer [access-token-1]"),
+        "no redacted token upstream"
+    );
+    assert!(!text.contains("mel_at_"), "a token in the report");
+
+    let plain = run_ids(&relay(""), &ids);
+    let auth = plain.cases.iter().find(|c| c.id == ids[0]).unwrap();
+    assert_eq!(auth.verdict.as_str(), "unsupported", "{auth:#?}");
+
+    // A seed that fails is the call's adapter-error, with its reason.
+    let failing = SEEDED.replace(
+        "import json",
+        "import sys; sys.exit('no store'); import json",
+    );
+    let failed = run_ids(&relay_with("", &failing), &ids[..1]);
+    let case = &failed.cases[0];
+    assert_eq!(case.verdict.as_str(), "adapter-error", "{case:#?}");
+    let why = serde_json::to_string(case).unwrap();
+    assert!(why.contains("no store"), "{why}");
 }

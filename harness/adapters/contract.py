@@ -228,7 +228,11 @@ class TokenStorages:
         """The case's storage: seeded once, when its client is first created."""
         assert call.auth is not None, "only an authorization case has credentials"
         with self._lock:
-            kept = None if call.index == 0 or call.client is None else self._kept.get(call.client)
+            kept = None
+            if call.index > 0 and call.client is not None:
+                # The last call takes the storage out: nothing is left behind, whether its
+                # connect succeeds (and `forget` runs) or not.
+                kept = self._kept.pop(call.client, None) if call.is_last else self._kept.get(call.client)
             storage = kept or SeededTokenStorage(call.auth)
             if call.client is not None and not call.is_last:
                 self._kept[call.client] = storage

@@ -34,6 +34,7 @@ mod output;
 mod persistent;
 mod pipes;
 mod request;
+pub mod seeding;
 
 use crate::adapter::{AdapterLog, CallContext, Driver, DriverInfo, NewProcess, Observes, StartUp};
 use crate::observation::AdapterReport;

@@ -138,6 +138,10 @@ impl Driver for AgentAdapter {
         SET_UP_BOUND
     }
 
+    fn takes_credentials(&self) -> bool {
+        self.spec.auth.is_some()
+    }
+
     async fn prepare(&self, call: &CallContext) -> Prepared {
         if call.task.is_some() {
             // Unsupported (see `drive`): no agent to start.
@@ -161,6 +165,7 @@ impl Driver for AgentAdapter {
             &call.endpoint,
             &call.tool,
             call.client.id,
+            call.auth.as_ref(),
             self.start_timeout(),
         )
         .await;
@@ -367,5 +372,24 @@ mod tests {
             agent(folder.path(), "{home}/x", "").check_startable(),
             Ok(())
         );
+    }
+
+    #[test]
+    fn an_auth_table_makes_the_row_take_credentials_and_is_checked() {
+        let folder = tempfile::tempdir().unwrap();
+        let plain = agent(folder.path(), "a", "");
+        assert!(!Driver::takes_credentials(&plain));
+        let header = "[auth]\nsetting = \"a static header\"\n[[auth.file]]\npath = \"mcp.json\"\n\
+                      text = '{\"url\": \"{mcp_url}\", \"token\": \"{access_token}\"}'\n";
+        assert!(Driver::takes_credentials(&agent(
+            folder.path(),
+            "a",
+            header
+        )));
+        let text = "kind = \"agent\"\nagent = \"a\"\nversion = \"1\"\ninstall = \"npm\"\n\
+                    api = \"anthropic\"\ncommand = [\"a\"]\n[auth]\nsetting = \"x\"\n\
+                    env = { T = \"{upstream_url}\" }\n";
+        let why = AgentSpec::parse(text).unwrap_err();
+        assert!(why.contains("`auth.env` names `{upstream_url}`"), "{why}");
     }
 }

@@ -14,6 +14,7 @@
 mod gateway;
 pub mod spec;
 
+use super::seeding;
 use crate::adapter::reference::{ReferenceAdapter, RetryPolicy};
 use crate::adapter::{
     Adapter, AdapterLog, CallContext, ClientRef, Driver, DriverInfo, LogSlot, Observes, StartUp,
@@ -69,6 +70,8 @@ struct Bridge {
     /// Said in the call's log (a start that failed before the call).
     note: Option<String>,
     launch: Arc<StdioLaunch>,
+    /// Its command line, filled (with the `[auth]` words in an authorization case).
+    argv: Vec<String>,
     fill: Fill,
     _home: Home,
 }
@@ -122,9 +125,13 @@ impl BridgeAdapter {
             install: self.install.clone(),
             tool: call.tool.clone(),
         };
-        home.write(&self.spec.file, |text| fill.fill(text))?;
-        let mut env = home.environment();
-        env.extend(self.spec.env.iter().map(|(k, v)| (k.clone(), fill.fill(v))));
+        // In an authorization case the bridge holds the credentials upstream as its `[auth]`
+        // says; its client, the reference client, holds none.
+        let spec = &self.spec;
+        let plain = (&spec.command[..], &spec.env, &spec.file[..]);
+        let auth = spec.auth.as_ref().zip(call.auth.as_ref());
+        let (argv, env) =
+            seeding::set_up(&home, plain, auth, |t| fill.fill(t), &call.endpoint).await?;
         let launch = Arc::new(StdioLaunch {
             env,
             dir: Some(home.0.join("work")),
@@ -134,13 +141,14 @@ impl BridgeAdapter {
             Downstream::Stdio => None,
             Downstream::Http => {
                 let timeout = self.start_timeout();
-                Some(Gateway::start(&self.argv(&fill), &launch, port, timeout).await?)
+                Some(Gateway::start(&argv, &launch, port, timeout).await?)
             }
         };
         Ok(Bridge {
             gateway,
             note: None,
             launch,
+            argv,
             fill,
             _home: home,
         })
@@ -152,10 +160,6 @@ impl BridgeAdapter {
         self.spec
             .start_timeout_ms
             .map_or(DEFAULT_START_TIMEOUT, Duration::from_millis)
-    }
-
-    fn argv(&self, fill: &Fill) -> Vec<String> {
-        self.spec.command.iter().map(|w| fill.fill(w)).collect()
     }
 
     /// The call as the reference client makes it downstream: to the bridge, in the era it
@@ -177,11 +181,12 @@ impl BridgeAdapter {
             calls: call.client.calls.saturating_add(1),
             ..call.client
         };
+        downstream.auth = None;
         match &bridge.gateway {
             None => {
                 downstream.transport = Transport::Stdio;
                 downstream.endpoint = "stdio".to_owned();
-                downstream.command = self.argv(&bridge.fill);
+                downstream.command = bridge.argv.clone();
                 downstream.launch = Some(Arc::clone(&bridge.launch));
             }
             Some(_) => downstream.endpoint = self.endpoint(&bridge.fill),
@@ -210,6 +215,10 @@ impl BridgeAdapter {
 
 impl Driver for BridgeAdapter {
     type Prepared = Prepared;
+
+    fn takes_credentials(&self) -> bool {
+        self.spec.auth.is_some()
+    }
 
     async fn prepare(&self, call: &CallContext) -> Prepared {
         if let Some(bridge) = self.kept().remove(&call.client.id) {

@@ -3,7 +3,9 @@
 
 use super::super::group::{Exit, ProcessGroup};
 use super::super::home::Home;
+use super::super::seeding;
 use super::spec::{AgentSpec, Fill};
+use crate::case::Credentials;
 use crate::model::{ModelServer, Say, Turn};
 use std::io::Read;
 use std::path::Path;
@@ -79,14 +81,17 @@ pub(super) enum Next {
 
 impl AgentRun {
     /// Starts `spec`'s agent (installed in `folder`) against the MCP server at `mcp_url`, with
-    /// a model whose turns are about `tool`; returns once the agent's first turn came, or why
-    /// it did not within `start_timeout`.
+    /// a model whose turns are about `tool`, holding `credentials` as its `[auth]` says in an
+    /// authorization case; returns once the agent's first turn came, or why it did not within
+    /// `start_timeout`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn start(
         spec: &AgentSpec,
         folder: &Path,
         mcp_url: &str,
         tool: &str,
         client: u64,
+        credentials: Option<&Credentials>,
         start_timeout: Duration,
     ) -> Result<AgentRun, StartError> {
         let home = Home::new("agent", client)
@@ -100,9 +105,12 @@ impl AgentRun {
             home: home.0.clone(),
             folder: folder.to_owned(),
         };
-        home.write(&spec.file, |text| fill.fill(text))
+        let plain = (&spec.command[..], &spec.env, &spec.file[..]);
+        let auth = spec.auth.as_ref().zip(credentials);
+        let (words, env) = seeding::set_up(&home, plain, auth, |t| fill.fill(t), mcp_url)
+            .await
             .map_err(StartError::Failed)?;
-        let mut command = command(spec, &fill, home.environment());
+        let mut command = command(&words, &fill, env);
         let (group, mut child) = ProcessGroup::spawn(&mut command).map_err(|e| {
             let program = command.get_program().to_string_lossy().into_owned();
             StartError::Failed(format!("cannot start {program:?}: {e}"))
@@ -228,9 +236,9 @@ fn last_lines(text: &str, n: usize) -> String {
 }
 
 /// The agent's command: the row's words filled, in the home's `work` folder, with an
-/// environment of its own (nothing of the machine's but `PATH`, the locale and the terminal).
-fn command(spec: &AgentSpec, fill: &Fill, environment: Vec<(String, String)>) -> Command {
-    let words: Vec<String> = spec.command.iter().map(|w| fill.fill(w)).collect();
+/// environment of its own (nothing of the machine's but `PATH`, the locale and the terminal,
+/// then the row's variables).
+fn command(words: &[String], fill: &Fill, environment: Vec<(String, String)>) -> Command {
     let mut command = Command::new(&words[0]);
     command
         .args(&words[1..])
@@ -240,9 +248,6 @@ fn command(spec: &AgentSpec, fill: &Fill, environment: Vec<(String, String)>) ->
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command.envs(environment);
-    for (key, value) in &spec.env {
-        command.env(key, fill.fill(value));
-    }
     command
 }
 

@@ -59,9 +59,15 @@ pub struct AgentSpec {
     /// stale entry when they pass).
     #[serde(default)]
     pub racy: Vec<String>,
+    /// What it does with an authorization case's credentials (its token store seeded, a static
+    /// header in its MCP config); absent: it takes none, and the authorization cases are
+    /// `unsupported` for it.
+    #[serde(default)]
+    pub auth: Option<AuthSpec>,
 }
 
 pub use super::super::home::ConfigFile;
+pub use super::super::seeding::AuthSpec;
 
 /// The longest any duration an agent's `adapter.toml` names may be: ten minutes.
 pub const MAX_MS: u64 = super::super::limits::MAX_MS;
@@ -115,6 +121,9 @@ impl AgentSpec {
         super::super::limits::check(self.threads, &durations)?;
         for file in &self.file {
             file.check()?;
+        }
+        if let Some(auth) = &self.auth {
+            auth.check(&PLACEHOLDERS)?;
         }
         Ok(())
     }

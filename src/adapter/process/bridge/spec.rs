@@ -71,9 +71,15 @@ pub struct BridgeSpec {
     /// Cases whose outcome differs from run to run: their baseline reasons start with `racy: `.
     #[serde(default)]
     pub racy: Vec<String>,
+    /// What it does with an authorization case's credentials upstream (its token store seeded,
+    /// a header flag); absent: it takes none, and the authorization cases are `unsupported` for
+    /// it.
+    #[serde(default)]
+    pub auth: Option<AuthSpec>,
 }
 
 pub use super::super::home::ConfigFile;
+pub use super::super::seeding::AuthSpec;
 
 impl BridgeSpec {
     /// Reads `<folder>/adapter.toml`; an error names the file, the key and the fix.
@@ -135,6 +141,9 @@ impl BridgeSpec {
         super::super::limits::check(self.threads, &durations)?;
         for file in &self.file {
             file.check()?;
+        }
+        if let Some(auth) = &self.auth {
+            auth.check(&PLACEHOLDERS)?;
         }
         Ok(())
     }
