@@ -16,6 +16,16 @@ nothing else is set. Over stdio the connection is the framework's documented `{"
 "command": ..., "args": [...], "session_kwargs": {"read_timeout_seconds": ...}}`: each session starts
 the server anew (mcp's `stdio_client`) and stops it when the session ends.
 
+In an authorization case (`call.auth`, docs/adapters.md "Credentials"; the rows declare `auth =
+true`) the streamable HTTP connection also gets its documented `auth` key, an `httpx.Auth`: the
+`mcp` SDK's `OAuthClientProvider` over a `TokenStorage` seeded once per case from the start
+credentials (../contract.py's `oauth_provider`, with the SDK's defaults). The framework hands it to
+the httpx client of every session it opens (`create_mcp_http_client(..., auth=...)`), the same
+provider object each time, so what the SDK refreshed or stored in one session is there in the next.
+The redirect handler sends one GET to the authorization URL, as a browser opened on it would, and
+the callback handler gives up: nothing completes an interactive authorization here. Refresh,
+discovery and step-up are the SDK's.
+
 What an application keeps between calls is the client it constructed once and the tools it got
 once from `get_tools()`: the calls of a case are `ainvoke`s of the same tool object. The
 framework keeps no session between them: each `ainvoke` opens a session of its own, by design
@@ -61,14 +71,15 @@ PACKAGE = "langchain-mcp-adapters"
 SERVER = "s"
 
 
-def connection(call: Call) -> dict[str, Any]:
+def connection(call: Call, storages: contract.TokenStorages) -> dict[str, Any]:
     """The framework's documented streamable HTTP connection, the call's timeout in `timeout`
     (httpx connect/write/pool) and the ClientSession's `read_timeout_seconds` (how long each
     request waits for its answer: the call's own timeout). `sse_read_timeout` (httpx read) keeps
     its default (300 s): set to the same value it races the session's timeout, and which one the
     application gets (TIMEOUT, or the transport's ExceptionGroup) would be the machine's timing.
     Over stdio, its documented stdio connection: the server's command and arguments, and the same
-    session timeout (there is no HTTP timeout)."""
+    session timeout (there is no HTTP timeout). In an authorization case, `auth` (the connection's
+    documented `httpx.Auth`) is the SDK's `OAuthClientProvider` over the case's seeded storage."""
     timeout = timedelta(seconds=call.timeout_s)
     if call.stdio:
         return {
@@ -77,12 +88,15 @@ def connection(call: Call) -> dict[str, Any]:
             "args": call.program_args,
             "session_kwargs": {"read_timeout_seconds": timeout},
         }
-    return {
+    http: dict[str, Any] = {
         "transport": "streamable_http",
         "url": call.endpoint,
         "timeout": timeout,
         "session_kwargs": {"read_timeout_seconds": timeout},
     }
+    if call.auth is not None:
+        http["auth"] = contract.oauth_provider(call, storages.storage(call))
+    return http
 
 
 def blocks(content: Any) -> Any:
@@ -132,6 +146,8 @@ class LangChain(kept.Row):
 
     def __init__(self, tool_call: bool) -> None:
         self._tool_call = tool_call
+        # The token storage of each authorization case, kept with the case (../contract.py).
+        self._storages = contract.TokenStorages()
 
     def steps(self) -> contract.Steps:
         # get_tools is the connect and the listing at once (its own session); ainvoke is the call.
@@ -143,12 +159,13 @@ class LangChain(kept.Row):
             print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
         # The client holds only its config: nothing to close (it has no close, and refuses
         # `async with` since 0.1.0).
-        yield Kept(MultiServerMCPClient({SERVER: connection(call)}))
+        yield Kept(MultiServerMCPClient({SERVER: connection(call, self._storages)}))
 
     async def start(self, held: Kept, call: Call) -> None:
         held.tools = await held.client.get_tools()
 
     async def call(self, held: Kept, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         tools = held.tools or []
         tool = next((t for t in tools if t.name == call.tool), None)
         if tool is None:
@@ -161,6 +178,8 @@ class LangChain(kept.Row):
         return from_returned(await tool.ainvoke(call.arguments))
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        # A last call whose get_tools failed never reached `call`: its storage goes here.
+        self._storages.forget(call)
         return from_error(error, steps, call.timeout_s, call.stdio)
 
 

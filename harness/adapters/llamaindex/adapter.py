@@ -13,6 +13,20 @@ timeout and the session's read timeout of every request; `sse_read_timeout` keep
 form for a command: each session starts the server anew (mcp's `stdio_client`) and stops it when
 the session ends.
 
+In an authorization case (`call.auth`, docs/adapters.md "Credentials"; the row declares `auth =
+true`) the client is `BasicMCPClient(url, timeout=t, auth=provider)`: `auth` is the client's
+documented argument ("Optional OAuth client provider for authentication", typed mcp's
+`OAuthClientProvider`), which it sets as the `auth` of the httpx2 client it creates once and hands
+to every session. The provider is the `mcp` SDK's `OAuthClientProvider` over a `TokenStorage`
+seeded once per case from the start credentials (../contract.py's `oauth_provider`, with the SDK's
+defaults). The package's README shows `BasicMCPClient.with_oauth(url, client_name, redirect_uris,
+redirect_handler, callback_handler, token_storage=...)`, which builds the same provider class over
+the given storage and passes it as that same `auth`; its client metadata adds only a
+`client_name`, which matters to dynamic client registration alone, and a seeded client is
+registered already. The redirect handler sends one GET to the authorization URL, as a browser
+opened on it would, and the callback handler gives up: nothing completes an interactive
+authorization here. Refresh, discovery and step-up are the SDK's.
+
 What an application keeps between calls is the `BasicMCPClient` it constructed once: the calls of
 a case are methods of the same object. The client keeps no session between them: each method opens
 a session of its own, by design (mcp's `streamable_http_client` and `ClientSession`,
@@ -59,6 +73,10 @@ class LlamaIndex(kept.Row):
     """The client for the calls of a case: one `BasicMCPClient`, each call its `call_tool` (a
     session of its own each)."""
 
+    def __init__(self) -> None:
+        # The token storage of each authorization case, kept with the case (../contract.py).
+        self._storages = contract.TokenStorages()
+
     def steps(self) -> contract.Steps:
         # Each method connects on its own: a failure to connect is reported after its method's name.
         return contract.Steps(connect="call_tool", list="list_tools", call="call_tool")
@@ -71,10 +89,14 @@ class LlamaIndex(kept.Row):
         if call.stdio:
             # `command_or_url` that is no URL is a command; `args` are its arguments.
             yield BasicMCPClient(call.program, args=call.program_args, timeout=call.timeout_s)
+        elif call.auth is not None:
+            # The client's documented `auth`: the SDK's OAuthClientProvider over the case's storage.
+            yield BasicMCPClient(call.endpoint, timeout=call.timeout_s, auth=contract.oauth_provider(call, self._storages.storage(call)))
         else:
             yield BasicMCPClient(call.endpoint, timeout=call.timeout_s)
 
     async def call(self, client: BasicMCPClient, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         returned = await steps.list_then_call(call, client.list_tools, lambda: client.call_tool(call.tool, call.arguments))
         return mcp2_surface.from_result(returned)
 
