@@ -19,6 +19,11 @@ the official `mcp` package (2.x through the lock), so most errors that surface a
 wraps the HTTP errors it catches, keeping the `httpx2` error as its `__cause__`. It maps what the
 SDK surfaces (the returned model, or the exception class and its fields) to an outcome. It never
 sees the case.
+
+In an authorization case (docs/adapters.md, "Credentials") the params take their documented `auth`
+("an `httpx2.Auth` with MCP v2"): the official `mcp` SDK's `OAuthClientProvider` over a token
+storage seeded from the start credentials (../contract.py's `oauth_provider`), which the SDK puts on
+the httpx2 client it builds for each session. Refresh, step-up and discovery are the provider's.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any, AsyncIterator, Callable
 
 import httpx2
 from agents.exceptions import UserError
-from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
+from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp, MCPServerStreamableHttpParams
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
@@ -75,6 +80,8 @@ class OpenAIAgents(kept.Row):
     def __init__(self, max_retry_attempts: int) -> None:
         self._max_retry_attempts = max_retry_attempts
         self._retry = retry_policy(max_retry_attempts)
+        # The token storage of each authorization case's server object (../contract.py).
+        self._storages = contract.TokenStorages()
 
     def steps(self) -> contract.Steps:
         return contract.Steps(connect="connect", list="list_tools", call="call_tool")
@@ -105,13 +112,20 @@ class OpenAIAgents(kept.Row):
                 client_session_timeout_seconds=call.timeout_s,
                 max_retry_attempts=self._max_retry_attempts,
             )
+        params: MCPServerStreamableHttpParams = {"url": call.endpoint, "timeout": call.timeout_s}
+        if call.auth is not None:
+            # An authorization case: the params' documented `auth`, an httpx2.Auth with mcp 2.x,
+            # here the mcp SDK's OAuthClientProvider over the case's seeded storage, with its
+            # defaults. One provider for the server object: its isolated retry sessions share it.
+            params["auth"] = contract.oauth_provider(call, self._storages.storage(call))
         return MCPServerStreamableHttp(
-            params={"url": call.endpoint, "timeout": call.timeout_s},
+            params=params,
             client_session_timeout_seconds=call.timeout_s,
             max_retry_attempts=self._max_retry_attempts,
         )
 
     async def call(self, server: MCPServer, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         returned = await steps.list_then_call(call, server.list_tools, lambda: server.call_tool(call.tool, call.arguments))
         return {**mcp2_surface.from_result(returned), "retry": self._retry}
 

@@ -19,6 +19,12 @@ the official `mcp` 2.x): it turns a tool's `isError` result, FastMCP's `ToolErro
 `MCPError` of the call into `pydantic_ai.exceptions.ModelRetry`, the "retry the model" signal,
 and lets everything else through as FastMCP raised it, which ../fastmcp/fastmcp_surface.py maps.
 It never sees the case.
+
+In an authorization case (docs/adapters.md, "Credentials") the toolset is built with its documented
+`auth=` argument, "an `httpx2.Auth`": the official `mcp` SDK's `OAuthClientProvider` over a token
+storage seeded from the start credentials (../contract.py's `oauth_provider`), which FastMCP's
+`StreamableHttpTransport` puts on its httpx2 client unchanged. Refresh, step-up and discovery are
+the provider's.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ class PydanticAi(fastmcp_surface.Row):
 
     def __init__(self) -> None:
         super().__init__(from_error, call_step="direct_call_tool")
+        # The token storage of each authorization case's toolset (../contract.py).
+        self._storages = contract.TokenStorages()
 
     def open(self, call: Call) -> contextlib.AbstractAsyncContextManager[MCPToolset]:
         # The FastMCP Client under the toolset negotiates the era itself (mode="auto", its default).
@@ -75,13 +83,22 @@ class PydanticAi(fastmcp_surface.Row):
         # server/discover probe keeps its own fixed 10 s, cut short by init_timeout. Both are the
         # toolset's, set once from the case's first call: direct_call_tool takes no timeout.
         if not call.stdio:
-            return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+            if call.auth is None:
+                return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s)
+            # An authorization case: `auth=` takes "an httpx2.Auth" (MCPToolset.__init__'s
+            # docstring), here the mcp SDK's OAuthClientProvider over the case's seeded storage,
+            # with its defaults. (`auth='oauth'` builds FastMCP's `OAuth`, a subclass of the same
+            # provider, over an in-memory store that starts empty and a browser flow: a fresh
+            # sign-in, not the tokens a user left behind.)
+            provider = contract.oauth_provider(call, self._storages.storage(call))
+            return MCPToolset(call.endpoint, read_timeout=call.timeout_s, init_timeout=call.timeout_s, auth=provider)
         # Over stdio: FastMCP's transport starts the server with mcp's `stdio_client` (its default
         # environment subset, its stderr to ours); the toolset's timeouts mean what they mean over HTTP.
         toolset = MCPToolset(StdioTransport(command=call.program, args=call.program_args), read_timeout=call.timeout_s, init_timeout=call.timeout_s)
         return fastmcp_surface.closed_after(toolset, toolset.client)
 
     async def call(self, toolset: MCPToolset, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         returned = await steps.list_then_call(call, toolset.list_tools, lambda: toolset.direct_call_tool(call.tool, call.arguments))
         return from_result(returned)
 
