@@ -24,11 +24,23 @@ connection loss: ...")`, which no typed attribute ties to a layer: UNCLASSIFIED_
 in `detail`. The connector then reconnects on its own at the next call (a new `initialize`): that is
 the next call's observation, not the adapter's doing.
 
-Two settings the harness needs, neither a behaviour of the client under test: telemetry off
+In an authorization case (`call.auth`, docs/adapters.md, "Credentials") the server entry gets the
+package's documented bearer token, `"auth": "<access token>"` (its HttpConnector then sends
+`Authorization: Bearer ...` on every request and runs no OAuth of its own); a store without an
+access token leaves the entry as it is. Its OAuth (`"auth": {client_id, client_secret, scope,
+...}`) cannot be handed existing tokens: it reads them only from its own `FileTokenStorage`
+under the user's home, which no config key names, it never refreshes one, and a token it finds
+expired sends it to `webbrowser.open` (README.md, "Authorization"). `mcp_use`'s
+`OAuthAuthenticationError` "Server requires authentication (HTTP 401)", raised by the connector
+`from` the `httpx.HTTPStatusError` its SSE fallback met, is HTTP_ERROR with that cause's status.
+
+Three settings the harness needs, none a behaviour of the client under test: telemetry off
 (`MCP_USE_ANONYMIZED_TELEMETRY=false`, the package's documented switch: its PostHog and Scarf
-events would leave the machine), and the package's log handler on stdout taken off
+events would leave the machine), the package's log handler on stdout taken off
 (`mcp_use.logging` writes INFO records to stdout, where the contract allows the observation line
-only; they still reach stderr).
+only; they still reach stderr), and no browser: `webbrowser.open`, which its OAuth calls for an
+interactive authorization, sends one GET to the URL instead, as the other rows' redirect
+handlers do, and opens nothing (no case reaches it: README.md).
 """
 
 from __future__ import annotations
@@ -38,6 +50,9 @@ import logging
 import os
 import pathlib
 import sys
+import urllib.error
+import urllib.request
+import webbrowser
 from datetime import timedelta
 from importlib.metadata import version as package_version
 from typing import Any, AsyncIterator
@@ -46,10 +61,12 @@ from typing import Any, AsyncIterator
 # at import. Off, no event is sent; nothing on the path of a call depends on it (README.md).
 os.environ["MCP_USE_ANONYMIZED_TELEMETRY"] = "false"
 
+import httpx  # noqa: E402
 from mcp.shared.version import LATEST_PROTOCOL_VERSION  # noqa: E402
 from mcp.shared.exceptions import McpError  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 from mcp_use import MCPClient  # noqa: E402
+from mcp_use.client.exceptions import OAuthAuthenticationError  # noqa: E402
 
 # The adapter contract, shared by the Python adapters: harness/adapters/contract.py.
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
@@ -70,6 +87,27 @@ def logs_to_stderr() -> None:
     for handler in list(package_logger.handlers):
         if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
             package_logger.removeHandler(handler)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def no_browser(url: str, *_args: Any, **_kwargs: Any) -> bool:
+    """In place of `webbrowser.open`: one GET to the authorization URL, as a browser opened on it
+    would send, following nothing; nothing is opened, and, as `webbrowser.open` on a machine
+    without a browser, it returns False."""
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as response:
+            status = int(response.status)
+    except urllib.error.HTTPError as answer:
+        status = int(answer.code)
+    except OSError as error:
+        print(f"{PACKAGE} asked for a browser on an authorization URL: GET {url} failed: {error}", file=sys.stderr)
+        return False
+    print(f"{PACKAGE} asked for a browser on an authorization URL: GET {url} answered {status}; none is opened", file=sys.stderr)
+    return False
 
 
 def from_result(result: Any) -> dict[str, Any]:
@@ -109,6 +147,11 @@ class McpUse(kept.Row):
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
         text = steps.where + contract.caught(error)
+        if isinstance(error, OAuthAuthenticationError) and isinstance(error.__cause__, httpx.HTTPStatusError):
+            # The connector's "Server requires authentication (HTTP 401/403/407) but auth failed",
+            # raised `from` the HTTPStatusError its SSE fallback met: that cause, set by the
+            # connector itself, carries the status the application may read.
+            return observation("HTTP_ERROR", text, status=error.__cause__.response.status_code)
         if call.stdio and isinstance(error, RuntimeError) and lost_connection(error.__cause__):
             # Over stdio the connector's "connection loss" RuntimeError, which it raises `from` mcp's
             # own CONNECTION_CLOSED error, is the server process's end: that cause, set by the
@@ -128,9 +171,13 @@ def lost_connection(cause: BaseException | None) -> bool:
 
 def server_config(call: Call) -> dict[str, Any]:
     """The server's entry in the package's config: its URL, or over stdio its command and arguments
-    (no `env`: mcp's default environment subset)."""
+    (no `env`: mcp's default environment subset). In an authorization case with an access token,
+    `auth` is that token: the package's documented bearer token (a string)."""
     if call.stdio:
         return {"command": call.program, "args": call.program_args}
+    token = (call.auth or {}).get("access_token")
+    if token is not None:
+        return {"url": call.endpoint, "auth": token}
     return {"url": call.endpoint}
 
 
@@ -138,4 +185,5 @@ if __name__ == "__main__":
     # The package is imported above and the adapter takes no arguments of its own. The calls of a
     # case run on one client, on a thread and an event loop of its own (../kept.py).
     logs_to_stderr()
+    webbrowser.open = no_browser
     contract.main(lambda _arguments: kept.serving(McpUse()), package=PACKAGE, transports=contract.TRANSPORTS)

@@ -21,6 +21,15 @@ silence the warning that it will change. Over stdio the server parameters are mc
 `StdioServerParameters(command=..., args=[...])`, the form the framework documents for a local
 server: mcpadapt starts the server with mcp's `stdio_client` and stops it at `disconnect()`.
 
+In an authorization case (`call.auth`, docs/adapters.md, "Credentials") the server parameters
+get `"auth"`: the Python SDK's `OAuthClientProvider` (an `httpx.Auth`, ../contract.py's
+`oauth_provider`) over a token storage seeded with the start credentials. mcpadapt documents the
+dict as the parameters of mcp's client ("parameters to an sse MCP server", its README names
+`headers` among them) and passes it, less `transport`, as keyword arguments to mcp 1.x's
+`streamablehttp_client`, whose `auth` is mcp's documented OAuth entry point (README.md,
+"Authorization"). mcpadapt deep-copies the dict, so the client works on a copy of the provider
+and of its storage.
+
 What an application keeps between calls is the `MCPClient` it constructed (and the tools it got
 from it): one session, run by the client's own loop thread, for every call of a case, and
 `disconnect()` after the last. The framework's calls are synchronous: the row makes them on a
@@ -82,6 +91,9 @@ class Smolagents(kept.Row):
     """The framework for the calls of a case: one `MCPClient` (its session on its own loop thread),
     constructed before the first call, each call a tool of it, `disconnect()` after the last."""
 
+    def __init__(self) -> None:
+        self._storages = contract.TokenStorages()
+
     def steps(self) -> contract.Steps:
         # The constructor is the connect and the listing at once; the call is `tool(**arguments)`.
         return contract.Steps(connect="MCPClient", list="MCPClient", call="tool call")
@@ -90,7 +102,8 @@ class Smolagents(kept.Row):
     async def open(self, call: Call) -> AsyncIterator[MCPClient]:
         if call.protocol_version != LATEST_PROTOCOL_VERSION:
             print(f"note: {call.protocol_version} requested; {PACKAGE} cannot be told a version: mcp {package_version('mcp')} offers {LATEST_PROTOCOL_VERSION} in initialize", file=sys.stderr)
-        client = await asyncio.to_thread(connect, call)
+        auth = None if call.auth is None else contract.oauth_provider(call, self._storages.storage(call))
+        client = await asyncio.to_thread(connect, call, auth)
         try:
             yield client
         finally:
@@ -98,6 +111,7 @@ class Smolagents(kept.Row):
             await asyncio.to_thread(client.disconnect)
 
     async def call(self, client: MCPClient, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         tools = client.get_tools()
         tool = find(tools, call.tool)
         if tool is None:
@@ -106,24 +120,29 @@ class Smolagents(kept.Row):
         return from_returned(await asyncio.to_thread(lambda: tool(**call.arguments)))
 
     def error(self, error: BaseException, call: Call, steps: contract.Steps) -> dict[str, Any]:
+        self._storages.forget(call)
         return from_error(error, steps, call.timeout_s, call.stdio)
 
 
-def connect(call: Call) -> MCPClient:
-    """The framework's client, connected (its constructor blocks until the session is ready)."""
+def connect(call: Call, auth: Any | None = None) -> MCPClient:
+    """The framework's client, connected (its constructor blocks until the session is ready);
+    `auth`, an `httpx.Auth`, goes into its server parameters."""
     return MCPClient(
-        server_parameters(call),
+        server_parameters(call, auth),
         # mcpadapt applies the session timeout only when it is a float or a timedelta.
         adapter_kwargs={"client_session_timeout_seconds": call.timeout_s},
         structured_output=False,
     )
 
 
-def server_parameters(call: Call) -> Any:
-    """The framework's server parameters for the call: its streamable HTTP dict, or over stdio mcp's
-    `StdioServerParameters` (its default environment subset, the server's stderr to ours)."""
+def server_parameters(call: Call, auth: Any | None = None) -> Any:
+    """The framework's server parameters for the call: its streamable HTTP dict (with `auth` when
+    given: mcp's `streamablehttp_client` parameter), or over stdio mcp's `StdioServerParameters`
+    (its default environment subset, the server's stderr to ours)."""
     if call.stdio:
         return StdioServerParameters(command=call.program, args=call.program_args)
+    if auth is not None:
+        return {"url": call.endpoint, "transport": "streamable-http", "auth": auth}
     return {"url": call.endpoint, "transport": "streamable-http"}
 
 
