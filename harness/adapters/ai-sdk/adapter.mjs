@@ -15,6 +15,13 @@
 // (`Experimental_StdioMCPTransport` is its deprecated alias), with its defaults (its environment
 // subset, the server's stderr inherited); everything else as over HTTP.
 //
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the HTTP transport config
+// gets the SDK's documented auth entry point, `transport: {type: 'http', url, authProvider}`: an
+// `OAuthClientProvider` (the SDK's own interface, `@ai-sdk/mcp` oauth.ts, which keeps the
+// TypeScript SDK's method names) seeded once from the start credentials (`tokenStore`: the
+// contract's `oauthProvider`, with the start tokens bound to their authorization server as the SDK
+// binds every token set it saves). The SDK decides on refresh and interactive authorization itself.
+//
 // `--max-retries N` sets createMCPClient's `maxRetries` (default: not passed, the SDK's 0): that
 // is the variant ai-sdk+retries2. Nothing else departs from the SDK's defaults except the era
 // switch the SDK documents, per client: a case that prefers a 2025 version gets
@@ -27,7 +34,7 @@
 // field but its message, which is recognised only as the exact text the SDK builds for the
 // timeout this adapter passed (`Request timed out after <timeout>ms`).
 
-import { MCPClientError, createMCPClient } from '@ai-sdk/mcp';
+import { MCPClientError, MCPClientOAuthError, UnauthorizedError, createMCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
@@ -124,6 +131,19 @@ function fromError(error, { steps, timeoutMs, reported }) {
   const grouped = contract.caught(error, describe, steps.where);
   if (grouped) return grouped;
   const text = steps.where + describe(error) + reported.besides(error, error?.cause);
+  // UnauthorizedError: the SDK's "a user must authorize" (oauth.ts), thrown by the transport when
+  // `auth()` after a 401 ended in an interactive authorization ('REDIRECT'). No status, no field
+  // but its message.
+  if (error instanceof UnauthorizedError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (UnauthorizedError carries no HTTP status: the SDK asked for an interactive authorization after a 401)`);
+  }
+  // MCPClientOAuthError (and its subclasses InvalidGrantError, InvalidClientError, ServerError,
+  // AuthorizationServerMismatchError): a failure of the OAuth flow the transport ran after a 401,
+  // thrown through the call; it names the authorization server's answer (its class), not the MCP
+  // server's status.
+  if (MCPClientOAuthError.isInstance(error)) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (${error.constructor?.name ?? 'MCPClientOAuthError'}: the OAuth flow's failure; the MCP server's status is not carried)`);
+  }
   const c = classify(error, { steps, timeoutMs, reported }) ?? { outcome: 'UNCLASSIFIED_ERROR', status: null, code: null };
   return observation(c.outcome, c.status, c.code, text);
 }
@@ -143,7 +163,10 @@ const row = {
   async open(call, steps) {
     const kept = { client: undefined, reported: steps.reported, closing: undefined };
     const config = {
-      transport: call.transport === 'stdio' ? new StdioMCPTransport(contract.stdioServer(call)) : { type: 'http', url: call.endpoint },
+      transport:
+        call.transport === 'stdio'
+          ? new StdioMCPTransport(contract.stdioServer(call))
+          : { type: 'http', url: call.endpoint, ...(call.auth === null ? {} : { authProvider: tokenStore(call.auth) }) },
       // To the collector of the call (or connect) running now.
       onUncaughtError: (error) => kept.reported.listener(error),
     };
@@ -181,6 +204,35 @@ const row = {
 
   close: closeOnce,
 };
+
+/**
+ * The `authProvider` of an authorization case: the contract's token store (`contract.oauthProvider`:
+ * the TypeScript SDK's `OAuthClientProvider`, whose required methods the AI SDK's interface keeps
+ * by name), with two things the AI SDK needs of a store that its own sign-in would have left:
+ * - the start tokens carry the binding to the authorization server that issued them (`issuer`,
+ *   `authorization_server`, `token_endpoint`), which the SDK adds to every token set it saves
+ *   (oauth.ts, `addAuthorizationServerInformationToTokens`) and checks before a refresh; a refresh
+ *   token without it is never used (the SDK asks the store to clear it, and throws when it stays).
+ *   The issuer is the credentials' `authorization_server`; the token endpoint is that server's
+ *   `/token` (cases/README.md, "Authorization": the credentials name no token endpoint);
+ * - `saveAuthorizationServerInformation` (and `authorizationServerInformation` to read it back),
+ *   in memory: the SDK saves the authorization server it is about to send the user to before it
+ *   calls `redirectToAuthorization`, and throws instead when the store can save neither that nor
+ *   client information.
+ * Nothing else departs from the contract's store: no `invalidateCredentials`, no
+ * `saveClientInformation` (the client is pre-registered), no `state`.
+ */
+function tokenStore(auth) {
+  const store = contract.oauthProvider(auth, describe);
+  const issuer = auth.authorization_server;
+  store.saveTokens({ ...store.tokens(), issuer, authorization_server: issuer, token_endpoint: new URL('/token', issuer).href });
+  let server;
+  store.authorizationServerInformation = () => server;
+  store.saveAuthorizationServerInformation = (information) => {
+    server = information;
+  };
+  return store;
+}
 
 /** A fresh collector of what the SDK passes to onUncaughtError. */
 function reportedNow() {

@@ -38,10 +38,19 @@
 //   them.
 // `listTools()` never throws for a server: a server that fails to connect or list is left out, so
 // the application finds no tool.
+//
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the HTTP server
+// definition gets Mastra's documented auth entry point, `authProvider`, with the provider its
+// reference names for it ("OAuth authentication"): Mastra's own `MCPOAuthClientProvider`, with its
+// defaults (its in-memory `OAuthStorage`), the pre-registered client as `clientInformation`, and the
+// start tokens saved into it once (`tokenStore`) as the provider saves the tokens of a sign-in:
+// bound to the issuer of the authorization server (`saveTokens(tokens, {issuer})`). Its
+// `onRedirectToAuthorization` is the contract's one GET (`contract.oauthProvider`). The SDK
+// decides on refresh, step-up and interactive authorization itself.
 
-import { MCPClient } from '@mastra/mcp';
+import { MCPClient, MCPOAuthClientProvider } from '@mastra/mcp';
 import { MastraError } from '@mastra/core/error';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { OAuthClientFlowError, OAuthError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
 
@@ -121,11 +130,26 @@ function typedOutcome(error) {
   return ['UNCLASSIFIED_ERROR', null, null];
 }
 
+/**
+ * What `detail` adds for the SDK's auth errors, which name no layer (UNCLASSIFIED_ERROR, as in the
+ * typescript-sdk-v2 row): UnauthorizedError ("a user must authorize": `auth()` ended in an
+ * interactive authorization, after a 401 or a 403 insufficient_scope) carries no status;
+ * OAuthError (a token request the authorization server refused) carries the OAuth error `code`,
+ * not the MCP server's status; OAuthClientFlowError (IssuerMismatchError,
+ * AuthorizationServerMismatchError, ...) is the SDK's own refusal to go on.
+ */
+function authNote(error) {
+  if (error instanceof UnauthorizedError) return ' (UnauthorizedError carries no HTTP status: the SDK asked for an interactive authorization after a 401 or a 403 insufficient_scope)';
+  if (error instanceof OAuthError) return ` (OAuthError code ${JSON.stringify(error.code)}: the authorization server's answer; the MCP server's status is not carried)`;
+  if (error instanceof OAuthClientFlowError) return ` (${error.name ?? 'OAuthClientFlowError'}, an OAuthClientFlowError: the SDK stopped its OAuth flow; the MCP server's status is not carried)`;
+  return '';
+}
+
 /** Observation for an error thrown `where` (`execute failed: `, say). */
 function fromError(error, where) {
   const grouped = contract.caught(error, describe, where);
   if (grouped) return grouped;
-  const text = `${where}${describe(error)}`;
+  const text = `${where}${describe(error)}${authNote(error)}`;
   if (error instanceof MastraError) {
     const outcome = error.id === TOOL_EXECUTION_FAILED ? 'TOOL_ERROR' : 'UNCLASSIFIED_ERROR';
     return observation(outcome, null, null, text);
@@ -148,6 +172,27 @@ function toolOf(tools, call) {
 let clients = 0;
 
 /**
+ * The `authProvider` of an authorization case: Mastra's `MCPOAuthClientProvider` with its defaults
+ * (an `InMemoryOAuthStorage`), the pre-registered client (`clientInformation`: the id, and the
+ * secret of a confidential client) and the contract's redirect URI and client metadata, holding
+ * the start tokens as it holds those of a sign-in: saved with the authorization server's issuer
+ * (the credentials' `authorization_server`), under that issuer and as the latest set. The SDK
+ * reads them by issuer before a refresh. `onRedirectToAuthorization` sends the contract's one GET.
+ */
+async function tokenStore(auth) {
+  const store = contract.oauthProvider(auth, describe);
+  const provider = new MCPOAuthClientProvider({
+    redirectUrl: store.redirectUrl,
+    clientMetadata: store.clientMetadata,
+    clientInformation: store.clientInformation(),
+    onRedirectToAuthorization: (url) => store.redirectToAuthorization(url),
+  });
+  const issuer = auth.authorization_server;
+  await provider.saveTokens({ ...store.tokens(), issuer }, { issuer });
+  return provider;
+}
+
+/**
  * Mastra's client for the calls of a case (`contract.keeping`): one `MCPClient` and the tools its
  * `listTools()` gave, kept between the calls; the tool's `execute` for each call.
  */
@@ -160,7 +205,12 @@ const row = {
     const server =
       call.transport === 'stdio'
         ? { ...contract.stdioServer(call), timeout: call.timeoutMs }
-        : { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs };
+        : {
+            url: new URL(call.endpoint),
+            timeout: call.timeoutMs,
+            connectTimeout: call.timeoutMs,
+            ...(call.auth === null ? {} : { authProvider: await tokenStore(call.auth) }),
+          };
     const mcp = new MCPClient({
       id: `mcp-error-layers-${process.pid}-${clients}`,
       servers: { [SERVER]: server },

@@ -41,11 +41,20 @@
 // closed"); without `Client.onclose` it is told from a peer's -32000 by the exact text the SDK
 // builds for it, and only over stdio (over HTTP the SDK raises it only when the client is closed).
 // The next call's "Not connected" is one of Mastra's reconnect words: it starts the server again.
+//
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the HTTP server
+// definition gets Mastra's documented auth entry point, `authProvider` (README "OAuth Token Refresh
+// with AuthProvider": the SDK's `OAuthClientProvider`, which Mastra hands to both the Streamable HTTP
+// and the SSE transport), a token store seeded once from the start credentials
+// (`contract.oauthProvider`). The SDK decides on refresh, step-up and interactive authorization;
+// Mastra adds its own reconnect-and-retry and its SSE fallback around them.
 
 import { MCPClient } from '@mastra/mcp';
 import { MastraError } from '@mastra/core/error';
 import { RuntimeContext } from '@mastra/core/runtime-context';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as contract from '../contract.mjs';
 import { observation } from '../contract.mjs';
@@ -114,12 +123,25 @@ function outcomeOf(error, timeoutMs, stdio) {
   return [fetched ?? 'UNCLASSIFIED_ERROR', null, null];
 }
 
+/**
+ * What `detail` adds for the SDK's two auth errors, which name no layer (UNCLASSIFIED_ERROR, as in
+ * the typescript-sdk row): UnauthorizedError (client/auth.js, "a user must authorize": `auth()`
+ * ended in an interactive authorization, after a 401 or a 403 insufficient_scope) carries no
+ * status; OAuthError (a token request the authorization server refused, thrown through the call)
+ * carries the OAuth `errorCode`, not the MCP server's status.
+ */
+function authNote(error) {
+  if (error instanceof UnauthorizedError) return ' (UnauthorizedError carries no HTTP status: the SDK asked for an interactive authorization after a 401 or a 403 insufficient_scope)';
+  if (error instanceof OAuthError) return ` (OAuthError errorCode ${JSON.stringify(error.errorCode)}: the authorization server's answer; the MCP server's status is not carried)`;
+  return '';
+}
+
 /** Observation for an error thrown `where` (`execute failed: `, say). */
 function fromError(error, where, timeoutMs, stdio) {
   const grouped = contract.caught(error, describe, where);
   if (grouped) return grouped;
   const [outcome, status, code] = outcomeOf(error, timeoutMs, stdio);
-  return observation(outcome, status, code, `${where}${describe(error)}`);
+  return observation(outcome, status, code, `${where}${describe(error)}${authNote(error)}`);
 }
 
 /** A `getTools()` without the case's tool. */
@@ -149,7 +171,12 @@ const row = {
     const server =
       call.transport === 'stdio'
         ? { ...contract.stdioServer(call), timeout: call.timeoutMs }
-        : { url: new URL(call.endpoint), timeout: call.timeoutMs, connectTimeout: call.timeoutMs };
+        : {
+            url: new URL(call.endpoint),
+            timeout: call.timeoutMs,
+            connectTimeout: call.timeoutMs,
+            ...(call.auth === null ? {} : { authProvider: contract.oauthProvider(call.auth, describe) }),
+          };
     const mcp = new MCPClient({
       id: `mcp-error-layers-${process.pid}-${clients}`,
       servers: { [SERVER]: server },
