@@ -16,6 +16,14 @@
 // `automaticSSEFallback` keeps its default (true): a 4xx while connecting makes the framework try
 // the old SSE transport, which is what an application gets.
 //
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the http connection gets
+// the framework's documented OAuth entry point (its README, "OAuth 2.0 Authentication"):
+// `authProvider`, an `OAuthClientProvider` of @modelcontextprotocol/sdk (`client/auth.js`) seeded
+// once from the start credentials (`contract.oauthProvider`), which the framework hands to the SDK's
+// StreamableHTTPClientTransport (and, on its SSE fallback, to SSEClientTransport) unchanged. The SDK
+// decides on refresh, step-up and interactive authorization itself; what it throws reaches the
+// application as the framework's MCPClientError or ToolException text, mapped as every other error.
+//
 // Over stdio (a call whose transport is stdio) the server definition is the framework's stdio one,
 // `{transport: 'stdio', command, args, defaultToolTimeout}`, with its defaults otherwise (`restart`
 // off: a server process that ended is not started again; the SDK's environment subset, the
@@ -125,7 +133,7 @@ const row = {
     const server =
       call.transport === 'stdio'
         ? { transport: 'stdio', ...contract.stdioServer(call), defaultToolTimeout: call.timeoutMs }
-        : { transport: 'http', url: call.endpoint, defaultToolTimeout: call.timeoutMs };
+        : { transport: 'http', url: call.endpoint, defaultToolTimeout: call.timeoutMs, ...(call.auth === null ? {} : { authProvider: contract.oauthProvider(call.auth, describe) }) };
     const client = new MultiServerMCPClient({ mcpServers: { [SERVER]: server } });
     try {
       const tools = await client.getTools();

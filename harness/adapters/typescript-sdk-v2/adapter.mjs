@@ -18,15 +18,25 @@
 // fall back to initialize); any other version gets the SDK's default ('legacy': initialize). Over
 // stdio the same: in 'auto' mode the SDK probes on a disposable sibling server process of its own
 // (its stdio negotiation), then starts the case's server for the session.
+//
+// In an authorization case (`call.auth`, docs/adapters.md "Credentials") the transport gets the
+// SDK's documented auth entry point with its defaults: an `OAuthClientProvider` passed as
+// `authProvider` to `StreamableHTTPClientTransport` (which adapts it itself, `adaptOAuthProvider`),
+// a token store seeded once from the start credentials (`contract.oauthProvider`: v1's interface,
+// whose methods v2's `OAuthClientProvider` keeps by name). The SDK decides on refresh, step-up and
+// interactive authorization itself.
 
 import {
   Client,
   LATEST_PROTOCOL_VERSION,
+  OAuthClientFlowError,
+  OAuthError,
   ProtocolError,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import * as contract from '../contract.mjs';
@@ -128,6 +138,29 @@ function fromError(error, { steps, reported }) {
     return observation(inner.outcome, inner.status, inner.code, text);
   }
 
+  // UnauthorizedError: the SDK's "a user must authorize" (client/auth), thrown by the transport
+  // when `auth()` ended in an interactive authorization (after a 401, or after a 403
+  // insufficient_scope it tried to step up from). It carries no status, no field but its
+  // message, so the application cannot tell a 401 from a 403 by it: no layer named. (A 401 that
+  // survives a re-authorization, or a 403 past the step-up retry limit, is an SdkHttpError above.)
+  if (error instanceof UnauthorizedError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (UnauthorizedError carries no HTTP status: the SDK asked for an interactive authorization after a 401 or a 403 insufficient_scope)`);
+  }
+
+  // OAuthError: an error answer of the authorization server (a token request refused), thrown
+  // through the call by `auth()`; its `code` is the OAuth error code, not the MCP server's status,
+  // which the SDK does not pass on: no layer named.
+  if (error instanceof OAuthError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (OAuthError code ${JSON.stringify(error.code)}: the authorization server's answer; the MCP server's status is not carried)`);
+  }
+
+  // OAuthClientFlowError: the SDK's own refusal to go on with the OAuth flow (IssuerMismatchError:
+  // metadata naming another issuer; AuthorizationServerMismatchError, InsecureTokenEndpointError,
+  // RegistrationRejectedError, InsufficientScopeError). A local decision, no layer named.
+  if (error instanceof OAuthClientFlowError) {
+    return observation('UNCLASSIFIED_ERROR', null, null, `${text} (${error.name ?? 'OAuthClientFlowError'}, an OAuthClientFlowError: the SDK stopped its OAuth flow; the MCP server's status is not carried)`);
+  }
+
   // ZodError: the transport's JSONRPCMessageSchema check of an incoming message (it reports it
   // through onerror too); the SDK validates results itself and raises SdkError InvalidResult.
   if (contract.isZod(error)) {
@@ -165,7 +198,10 @@ const row = {
     const kept = { client, reported };
     try {
       // The case's timeout is for the call; the connect keeps the SDK's default request timeout.
-      const transport = call.transport === 'stdio' ? new StdioClientTransport(contract.stdioServer(call)) : new StreamableHTTPClientTransport(new URL(call.endpoint));
+      const transport =
+        call.transport === 'stdio'
+          ? new StdioClientTransport(contract.stdioServer(call))
+          : new StreamableHTTPClientTransport(new URL(call.endpoint), call.auth === null ? undefined : { authProvider: contract.oauthProvider(call.auth, describe) });
       await client.connect(transport);
       return kept;
     } catch (error) {
