@@ -358,15 +358,24 @@ fn challenged_scope(exchange: &Exchange) -> Option<String> {
 }
 
 /// After a 401 or 403, no GET on the MCP endpoint outside a session: the legacy HTTP+SSE
-/// transport's first request, which a refusal does not call for.
+/// transport's first request, which a refusal does not call for. A client whose stream GET
+/// (outside a session) came before the refusal, or was the refused request, is opening its
+/// stream again, not falling back.
 fn no_legacy_fallback(mine: &[&Exchange], tally: &mut Tally) {
     let Some(first) = mine.iter().position(|e| refused(e).is_some()) else {
         return;
     };
-    let legacy =
-        mine.iter().enumerate().skip(first + 1).find(|(_, e)| {
-            is_mcp(e) && e.http_method == "GET" && e.header("mcp-session-id").is_none()
-        });
+    let outside_session =
+        |e: &&Exchange| is_mcp(e) && e.http_method == "GET" && e.header("mcp-session-id").is_none();
+    if mine[..=first].iter().any(outside_session) {
+        tally.record("auth-no-legacy-fallback", Grade::Should, Ok(()));
+        return;
+    }
+    let legacy = mine
+        .iter()
+        .enumerate()
+        .skip(first + 1)
+        .find(|(_, e)| outside_session(e));
     let result = match legacy {
         Some((n, e)) => Err(format!(
             "{}: a GET outside a session after {} was refused: the legacy HTTP+SSE transport \

@@ -388,6 +388,20 @@ fn a_refusal_is_no_reason_to_fall_back_to_the_legacy_transport() {
     assert!(check.detail.contains("legacy HTTP+SSE"), "{check:?}");
     assert_eq!(check.grade, crate::case::Grade::Should);
 
+    // A stream GET opened before the refusal (or refused itself) is opened again, not a
+    // fall back.
+    let stream_first = [
+        legacy_get.clone(),
+        refused(0, 1, 401, "Bearer"),
+        legacy_get.clone(),
+    ];
+    assert!(verdict(&judge(&file, 0, &stream_first), "auth-no-legacy-fallback").passed);
+    let mut refused_get = refused(0, 0, 401, "Bearer");
+    refused_get.http_method = "GET".into();
+    refused_get.jsonrpc_method = None;
+    let checks = judge(&file, 0, &[refused_get, legacy_get.clone()]);
+    assert!(verdict(&checks, "auth-no-legacy-fallback").passed);
+
     let mut in_session = legacy_get;
     in_session
         .headers
