@@ -35,8 +35,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+mod credentials;
 mod kept;
 mod serve;
+
+pub use credentials::{Credentials, unix_now};
 
 /// `detail` is the SDK's own text, whitespace collapsed, cut at this many characters.
 const MAX_DETAIL: usize = 600;
@@ -196,6 +199,15 @@ pub struct Call {
 }
 
 impl Call {
+    /// The start credentials, typed ([`Credentials`]); `None` outside an authorization case.
+    ///
+    /// # Errors
+    ///
+    /// What [`Credentials::from_object`] refuses in the call's `auth`.
+    pub fn credentials(&self) -> Result<Option<Credentials>, String> {
+        self.auth.as_ref().map(Credentials::from_object).transpose()
+    }
+
     /// Whether the client is closed after this call.
     #[must_use]
     pub fn is_last(&self) -> bool {
@@ -666,6 +678,25 @@ mod tests {
             request(none)
                 .unwrap_err()
                 .contains("\"endpoint\" is not a string")
+        );
+    }
+
+    #[test]
+    fn a_persistent_request_carries_its_credentials_only_in_an_authorization_case() {
+        let line = r#"{"transport": "http", "endpoint": "http://127.0.0.1:4100/mcp", "tool": "synthetic", "protocol_version": "2026-07-28", "auth": {"access_token": "mel_at_1_x", "refresh_token": null, "expires_in": 3600, "expires_at": 1796650000, "scope": "mcp:tools", "client_id": "mel-client", "client_secret": null, "authorization_server": "http://127.0.0.1:4100", "redirect_uri": "http://127.0.0.1:4100/callback"}}"#;
+        let credentials = request(line).unwrap().credentials().unwrap().unwrap();
+        assert_eq!(credentials.access_token.as_deref(), Some("mel_at_1_x"));
+        assert_eq!(credentials.refresh_token, None);
+        assert_eq!(credentials.expires_at, Some(1_796_650_000));
+        let without = r#"{"endpoint": "http://127.0.0.1:4100/mcp", "tool": "t", "protocol_version": "2025-11-25"}"#;
+        assert_eq!(request(without).unwrap().credentials(), Ok(None));
+        let wrong = r#"{"endpoint": "http://127.0.0.1:4100/mcp", "tool": "t", "protocol_version": "2025-11-25", "auth": {"access_token": "t"}}"#;
+        assert!(
+            request(wrong)
+                .unwrap()
+                .credentials()
+                .unwrap_err()
+                .contains("client_id")
         );
     }
 

@@ -6,8 +6,10 @@
 //! make a call on it, map what rmcp raised, and close it.
 //!
 //! The adapter drives rmcp's public client API: `StreamableHttpClientTransport::from_uri` (reqwest)
-//! over HTTP, or `TokioChildProcess::new(Command)` over stdio (rmcp's child-process client, with
-//! its defaults: the server's stdin and stdout piped, its stderr inherited), then
+//! over HTTP (in an authorization case `StreamableHttpClientTransport::with_client` over rmcp's
+//! OAuth `AuthClient`, its credential store seeded with the start credentials: see
+//! [`authorized_client`]), or `TokioChildProcess::new(Command)` over stdio (rmcp's child-process
+//! client, with its defaults: the server's stdin and stdout piped, its stderr inherited), then
 //! `serve_with_lifecycle` (`Discover` for 2026-07-28, `Initialize` offering the requested version
 //! for the 2025 era), which gives the `RunningService` an application keeps and makes every later
 //! request through; then, for each call of the case, `call_tool`, rmcp's high-level call: it drives `input_required` rounds
@@ -22,7 +24,7 @@
 use std::error::Error as StdError;
 use std::process::ExitCode;
 
-use contract::{Call, Observation, Transport, chain, describe};
+use contract::{Call, Credentials, Observation, Transport, chain, describe};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     Implementation, ProtocolVersion,
@@ -30,7 +32,13 @@ use rmcp::model::{
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
 };
-use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationManager, CredentialStore as _, InMemoryCredentialStore,
+    OAuthClientConfig, OAuthTokenResponse, StoredCredentials,
+};
+use rmcp::transport::streamable_http_client::{
+    HttpStatusError, StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{
     ConfigureCommandExt as _, DynamicTransportError, StreamableHttpClientTransport,
     TokioChildProcess,
@@ -406,6 +414,80 @@ fn protocol_version(requested: &str) -> Option<ProtocolVersion> {
         .cloned()
 }
 
+/// The store an application that signed in earlier left: rmcp's `StoredCredentials` holding the
+/// start tokens as a `StandardTokenResponse` (`token_type` Bearer, the scope granted), the scopes
+/// granted, the client id and the issuer they came from (what rmcp itself saves after a grant).
+/// rmcp reads an expiry as `token_received_at + expires_in`: the store's expiry becomes a token
+/// received now that lives until then (`expires_in` 0 when it passed). A store without an access
+/// token has no token response for rmcp (`StandardTokenResponse` requires one): the refresh token
+/// is then not kept.
+fn stored_credentials(credentials: &Credentials) -> Result<StoredCredentials, AuthError> {
+    let now = contract::unix_now();
+    let token_response = match &credentials.access_token {
+        None => None,
+        Some(access_token) => {
+            let mut response = serde_json::json!({
+                "access_token": access_token,
+                "token_type": "Bearer",
+            });
+            if let Some(refresh_token) = &credentials.refresh_token {
+                response["refresh_token"] = refresh_token.as_str().into();
+            }
+            if let Some(expiry) = credentials.expiry() {
+                response["expires_in"] = expiry.saturating_sub(now).max(0).into();
+            }
+            if !credentials.scope.is_empty() {
+                response["scope"] = credentials.scope.as_str().into();
+            }
+            Some(
+                serde_json::from_value::<OAuthTokenResponse>(response)
+                    .map_err(|error| AuthError::InternalError(error.to_string()))?,
+            )
+        }
+    };
+    let received = u64::try_from(now).ok();
+    Ok(StoredCredentials::new(
+        credentials.client_id.clone(),
+        token_response,
+        credentials.scopes(),
+        received,
+    )
+    .with_issuer(
+        (!credentials.authorization_server.is_empty())
+            .then(|| credentials.authorization_server.clone()),
+    ))
+}
+
+/// rmcp's OAuth client for an application with stored tokens: `AuthorizationManager::new` for the
+/// MCP endpoint (its default OAuth HTTP client), its credential store an
+/// `InMemoryCredentialStore` seeded with the start credentials (`set_credential_store`), then
+/// `initialize_from_store`, which discovers the authorization server's metadata and configures
+/// the stored client id (for a confidential client, `configure_client` with its secret as well),
+/// wrapped in `AuthClient::new(reqwest::Client::default(), manager)` as rmcp's OAuth guide does.
+/// From then on rmcp puts the token on every request, refreshes it when the store says it
+/// expired or when the server answers 401, and reports what it cannot recover from.
+async fn authorized_client(
+    endpoint: &str,
+    credentials: &Credentials,
+) -> Result<AuthClient<reqwest::Client>, AuthError> {
+    let mut manager = AuthorizationManager::new(endpoint).await?;
+    let store = InMemoryCredentialStore::new();
+    store.save(stored_credentials(credentials)?).await?;
+    manager.set_credential_store(store);
+    let restored = manager.initialize_from_store().await?;
+    contract::note!("rmcp initialize_from_store: {restored} ({credentials:?})");
+    if restored && let Some(secret) = &credentials.client_secret {
+        manager.configure_client(
+            OAuthClientConfig::new(
+                credentials.client_id.clone(),
+                credentials.redirect_uri.clone(),
+            )
+            .with_client_secret(secret.clone()),
+        )?;
+    }
+    Ok(AuthClient::new(reqwest::Client::default(), manager))
+}
+
 /// The rmcp client an application keeps: the `RunningService` that `serve_with_lifecycle`
 /// returns (its session, its transport, its worker task), reusable for every later request.
 type Client = RunningService<RoleClient, ClientConfig>;
@@ -414,6 +496,11 @@ type Client = RunningService<RoleClient, ClientConfig>;
 enum Failure {
     /// `TokioChildProcess::new`: the stdio server's process did not start.
     Spawn(std::io::Error),
+    /// The call's `auth` is no credentials object (the runner's fault, not rmcp's).
+    Credentials(String),
+    /// Setting up rmcp's OAuth client from the stored credentials
+    /// (`AuthorizationManager::new`, `initialize_from_store`, `configure_client`).
+    Authorization(AuthError),
     /// `serve_with_lifecycle` (connect: the transport, then `initialize` or `server/discover`).
     Connect(Box<ClientInitializeError>),
     /// A request on the running client: `list_all_tools`, `call_tool`, `call_tool_once`.
@@ -467,8 +554,22 @@ impl contract::Row for Rmcp {
         };
         let connected = match &call.transport {
             Transport::Http { endpoint } => {
-                let transport = StreamableHttpClientTransport::from_uri(endpoint.clone());
-                info.serve_with_lifecycle(transport, lifecycle).await
+                match call.credentials().map_err(Failure::Credentials)? {
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_uri(endpoint.clone());
+                        info.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                    Some(credentials) => {
+                        let client = authorized_client(endpoint, &credentials)
+                            .await
+                            .map_err(Failure::Authorization)?;
+                        let transport = StreamableHttpClientTransport::with_client(
+                            client,
+                            StreamableHttpClientTransportConfig::with_uri(endpoint.clone()),
+                        );
+                        info.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                }
             }
             Transport::Stdio { command } => {
                 let (program, arguments) = command
@@ -534,6 +635,18 @@ impl contract::Row for Rmcp {
             Failure::Spawn(error) => from_stdio_transport_error(
                 "TokioChildProcess::new failed",
                 &error as &(dyn StdError + 'static),
+            ),
+            Failure::Credentials(error) => Observation::new(
+                "UNCLASSIFIED_ERROR",
+                format!("the call's auth is no credentials object: {error}"),
+            ),
+            // rmcp's `AuthError` carries no status: what failed is in its text only.
+            Failure::Authorization(error) => Observation::new(
+                "UNCLASSIFIED_ERROR",
+                format!(
+                    "setting up rmcp's OAuth client from the stored credentials failed: {}",
+                    describe(&error)
+                ),
             ),
             Failure::Connect(error) if stdio => stdio_initialize_error(&error),
             Failure::Connect(error) => from_initialize_error(&error),

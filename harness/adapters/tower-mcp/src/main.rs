@@ -6,7 +6,9 @@
 //! it, make a call on it, map what tower-mcp raised, and close it.
 //!
 //! The adapter drives tower-mcp's documented client API with its defaults:
-//! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client), or over
+//! `HttpClientTransport::new(url)` (tower-mcp's own reqwest-based Streamable HTTP client; in an
+//! authorization case with tower-mcp's `OAuthAuthorizationFlow` as its token provider, the flow's
+//! token store seeded with the start credentials: see [`authorized_transport`]), or over
 //! stdio `StdioClientTransport::spawn(program, args)` (tower-mcp's child-process client: the
 //! server's stdin and stdout piped, its stderr inherited), then
 //! `McpClient::connect(transport)` (no handler), then `discover` for 2026-07-28 or `initialize`
@@ -24,9 +26,16 @@
 
 use std::process::ExitCode;
 
-use contract::{Call, Observation, Transport};
+use contract::{Call, Credentials, Observation, Transport};
 use serde_json::Value;
-use tower_mcp::client::{HttpClientTransport, HttpStatusDetails, McpClient, StdioClientTransport};
+use tower_mcp::client::{
+    HttpClientTransport, HttpStatusDetails, McpClient, MemoryOAuthTokenStore,
+    OAuthAuthorizationAction, OAuthAuthorizationFlow, OAuthAuthorizationHandler,
+    OAuthAuthorizationRequest, OAuthClientError, OAuthHttpBody, OAuthHttpClient as _,
+    OAuthHttpMethod, OAuthHttpRequest, OAuthRedirectPolicy, OAuthScopeEscalationConfig,
+    OAuthStoredToken, OAuthTokenBinding, OAuthTokenStore as _, ReqwestOAuthHttpClient,
+    StdioClientTransport,
+};
 use tower_mcp::protocol::{TaskObject, TaskStatus};
 use tower_mcp::{CallToolResult, Error, JsonRpcError};
 
@@ -198,16 +207,41 @@ async fn observe_task(client: &McpClient, call: &Call) -> Result<Observation, Fa
 /// What tower-mcp raised, after the words of the step it came from (`call_tool failed`).
 struct Failure {
     step: &'static str,
-    error: Error,
+    error: Raised,
     /// `McpClient::is_connected()` right after the error; `None` when no client was made.
     connected: Option<bool>,
+}
+
+/// tower-mcp's `Error`, or (in an authorization case, before the client exists) its
+/// `OAuthClientError`.
+enum Raised {
+    Mcp(Error),
+    OAuth(OAuthClientError),
+}
+
+/// The `Failure` of setting up the OAuth flow from the stored credentials (`step`).
+fn oauth_failed(step: &'static str) -> impl FnOnce(OAuthClientError) -> Failure {
+    move |error| Failure {
+        step,
+        error: Raised::OAuth(error),
+        connected: None,
+    }
+}
+
+/// `OAuthClientError` is a typed enum whose variants name the OAuth step that failed (discovery,
+/// token request, redirect...) with text only: no HTTP status, no layer of the MCP exchange.
+fn from_oauth_error(where_: &str, error: &OAuthClientError) -> Observation {
+    Observation::new(
+        "UNCLASSIFIED_ERROR",
+        format!("{where_}: OAuthClientError: {error}"),
+    )
 }
 
 /// The `Failure` of `step`, before it is known whether the client is still connected.
 fn failed(step: &'static str) -> impl FnOnce(Error) -> Failure {
     move |error| Failure {
         step,
-        error,
+        error: Raised::Mcp(error),
         connected: None,
     }
 }
@@ -218,6 +252,107 @@ impl Failure {
         self.connected = Some(client.is_connected());
         self
     }
+}
+
+/// The application's answer to an interactive authorization: it sends one GET to the URL (no
+/// redirect followed), as a browser opened on it would, and nobody signs in, so the flow fails.
+struct NobodySignsIn;
+
+#[async_trait::async_trait]
+impl OAuthAuthorizationHandler for NobodySignsIn {
+    async fn authorize(
+        &self,
+        request: OAuthAuthorizationRequest,
+    ) -> Result<OAuthAuthorizationAction, OAuthClientError> {
+        let browser = ReqwestOAuthHttpClient::without_redirects()?;
+        let answered = browser
+            .execute(OAuthHttpRequest {
+                method: OAuthHttpMethod::Get,
+                url: request.authorization_url,
+                headers: Vec::new(),
+                body: OAuthHttpBody::Empty,
+            })
+            .await
+            .map(|response| format!("answered {}", response.status))
+            .unwrap_or_else(|error| format!("failed: {error}"));
+        contract::note!(
+            "OAuthAuthorizationHandler: one GET to the authorization URL (scopes {:?}), {answered}",
+            request.scopes
+        );
+        Err(OAuthClientError::Redirect(format!(
+            "nothing completes an interactive authorization here (one GET to the authorization \
+             URL, {answered})"
+        )))
+    }
+}
+
+/// The token store an application that signed in earlier left: tower-mcp's
+/// `MemoryOAuthTokenStore` holding an `OAuthStoredToken` under the binding tower-mcp keys it by
+/// (the MCP endpoint as the resource, the issuer, the client id), its `expires_at` the store's
+/// expiry (`u64::MAX`, tower-mcp's "no lifetime advertised", when it names none). A store without
+/// an access token holds nothing tower-mcp can load (`OAuthStoredToken::access_token` is a
+/// `String`): the refresh token is then not kept.
+async fn seeded_store(
+    endpoint: &str,
+    credentials: &Credentials,
+) -> Result<MemoryOAuthTokenStore, OAuthClientError> {
+    let store = MemoryOAuthTokenStore::new();
+    if let Some(access_token) = &credentials.access_token {
+        let binding = OAuthTokenBinding {
+            resource: endpoint.to_owned(),
+            issuer: credentials.authorization_server.clone(),
+            client_id: credentials.client_id.clone(),
+        };
+        let token = OAuthStoredToken {
+            access_token: access_token.clone(),
+            refresh_token: credentials.refresh_token.clone(),
+            expires_at: credentials
+                .expiry()
+                .map_or(u64::MAX, |expiry| u64::try_from(expiry).unwrap_or(0)),
+            scopes: credentials.scopes(),
+        };
+        store.save(&binding, &token).await?;
+    }
+    Ok(store)
+}
+
+/// tower-mcp's OAuth client as its OAuth guide assembles it for an interactive client, with a
+/// token store that already holds the start tokens: `OAuthAuthorizationFlow::builder(endpoint)`
+/// with the pre-registered client (`pre_registered_client`, its secret when confidential), the
+/// seeded `token_store`, `OAuthRedirectPolicy::fixed(redirect_uri)` and an
+/// `OAuthAuthorizationHandler` ([`NobodySignsIn`]), everything else its defaults; then
+/// `authorize()` with no explicit scopes, which discovers the authorization server and restores
+/// the stored token without redirecting when it covers the selected scopes (refreshing it first
+/// when it expired); then `HttpClientTransport::new(endpoint).with_scope_aware_token_provider(flow,
+/// OAuthScopeEscalationConfig::new(authorized_scopes))` (default: 2 step-ups per operation). From
+/// then on tower-mcp puts the token on every request, refreshes it after a 401 Bearer challenge
+/// or at its expiry, and reauthorizes on a 403 `insufficient_scope`.
+async fn authorized_transport(
+    endpoint: &str,
+    credentials: &Credentials,
+) -> Result<HttpClientTransport, Failure> {
+    let store = seeded_store(endpoint, credentials)
+        .await
+        .map_err(oauth_failed("seeding the token store failed"))?;
+    let flow = OAuthAuthorizationFlow::builder(endpoint)
+        .pre_registered_client(
+            credentials.client_id.clone(),
+            credentials.client_secret.clone(),
+        )
+        .token_store(store)
+        .redirect_policy(OAuthRedirectPolicy::fixed(credentials.redirect_uri.clone()))
+        .authorization_handler(NobodySignsIn)
+        .build()
+        .map_err(oauth_failed("OAuthAuthorizationFlow::build failed"))?;
+    flow.authorize(std::iter::empty::<&str>())
+        .await
+        .map_err(oauth_failed("OAuthAuthorizationFlow::authorize failed"))?;
+    let scopes = flow.authorized_scopes().await.unwrap_or_default();
+    contract::note!(
+        "OAuthAuthorizationFlow authorized from the stored token: scopes {scopes:?} ({credentials:?})"
+    );
+    Ok(HttpClientTransport::new(endpoint)
+        .with_scope_aware_token_provider(flow, OAuthScopeEscalationConfig::new(scopes)))
 }
 
 /// The tower-mcp row: one `McpClient` per case, `call_tool` (or, with `--tasks`, its task API
@@ -265,9 +400,14 @@ impl contract::Row for TowerMcp {
         };
         let client = match &call.transport {
             Transport::Http { endpoint } => {
-                builder
-                    .connect_simple(HttpClientTransport::new(endpoint))
-                    .await
+                let credentials = call.credentials().map_err(|error| {
+                    oauth_failed("the call's auth")(OAuthClientError::BuildError(error))
+                })?;
+                let transport = match credentials {
+                    None => HttpClientTransport::new(endpoint),
+                    Some(credentials) => authorized_transport(endpoint, &credentials).await?,
+                };
+                builder.connect_simple(transport).await
             }
             Transport::Stdio { command } => {
                 let (program, arguments) = command
@@ -343,6 +483,10 @@ impl contract::Row for TowerMcp {
             error,
             connected,
         } = failure;
+        let error = match error {
+            Raised::Mcp(error) => error,
+            Raised::OAuth(error) => return from_oauth_error(step, &error),
+        };
         match call.transport {
             Transport::Stdio { .. } => from_stdio_error(step, &error, connected),
             Transport::Http { .. } => from_error(step, &error),
