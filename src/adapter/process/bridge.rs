@@ -20,6 +20,7 @@ use crate::adapter::{
     Adapter, AdapterLog, CallContext, ClientRef, Driver, DriverInfo, LogSlot, Observes, StartUp,
     StdioLaunch, Transport,
 };
+use crate::case::Credentials;
 use crate::hop::{Downstream, PROBE_ANSWERED, PROBE_FAILED};
 use crate::observation::AdapterReport;
 use gateway::Gateway;
@@ -181,7 +182,18 @@ impl BridgeAdapter {
             calls: call.client.calls.saturating_add(1),
             ..call.client
         };
-        downstream.auth = None;
+        // Upstream credentials are the bridge's; its client holds only the gateway's key, when
+        // the gateway asks for one.
+        downstream.auth = self.spec.downstream_key.as_ref().map(|key| Credentials {
+            access_token: Some(key.clone()),
+            refresh_token: None,
+            expires_in: None,
+            scope: String::new(),
+            client_id: "mcp-error-layers".to_owned(),
+            client_secret: None,
+            authorization_server: String::new(),
+            redirect_uri: String::new(),
+        });
         match &bridge.gateway {
             None => {
                 downstream.transport = Transport::Stdio;
@@ -204,7 +216,10 @@ impl BridgeAdapter {
     async fn probe(&self, call: &CallContext, bridge: &Bridge) -> String {
         let answered = match &bridge.gateway {
             None => self.client.probe_stdio(call.client.id, PROBE_TIMEOUT).await,
-            Some(_) => gateway::probe(&self.endpoint(&bridge.fill), PROBE_TIMEOUT).await,
+            Some(_) => {
+                let key = self.spec.downstream_key.as_deref();
+                gateway::probe(&self.endpoint(&bridge.fill), key, PROBE_TIMEOUT).await
+            }
         };
         match answered {
             Ok(()) => PROBE_ANSWERED.to_owned(),

@@ -90,15 +90,26 @@ fn copy_into(mut pipe: impl Read + Send + 'static, log: LogSlot) {
 
 /// `Ok` when `endpoint` answers `tools/list` with a result, in a new 2025-06-18 session,
 /// within `timeout`.
-pub(super) async fn probe(endpoint: &str, timeout: Duration) -> Result<(), String> {
-    tokio::time::timeout(timeout, list_tools(endpoint))
+pub(super) async fn probe(
+    endpoint: &str,
+    key: Option<&str>,
+    timeout: Duration,
+) -> Result<(), String> {
+    tokio::time::timeout(timeout, list_tools(endpoint, key))
         .await
         .unwrap_or_else(|_| Err(format!("no answer within {} ms", timeout.as_millis())))
 }
 
-async fn list_tools(endpoint: &str) -> Result<(), String> {
+async fn list_tools(endpoint: &str, key: Option<&str>) -> Result<(), String> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(key) = key {
+        let value = reqwest::header::HeaderValue::from_str(&format!("Bearer {key}"))
+            .map_err(|e| format!("`downstream_key` cannot be a header value: {e}"))?;
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
     let client = reqwest::Client::builder()
         .no_proxy()
+        .default_headers(headers)
         .build()
         .map_err(|e| e.to_string())?;
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

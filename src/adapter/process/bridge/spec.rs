@@ -52,6 +52,11 @@ pub struct BridgeSpec {
     /// The protocol version its client speaks to it (default `2025-06-18`).
     #[serde(default)]
     pub downstream_version: Option<String>,
+    /// The key a gateway requires of its clients (its master key or a token it accepts; synthetic,
+    /// the row's own config sets it): its client sends `Authorization: Bearer <key>` on every
+    /// request. Absent: its client sends no `Authorization`.
+    #[serde(default)]
+    pub downstream_key: Option<String>,
     /// Environment variables set for it, besides `HOME`, `PATH` and the XDG folders (its
     /// environment is otherwise empty).
     #[serde(default)]
@@ -145,6 +150,21 @@ impl BridgeSpec {
         if let Some(auth) = &self.auth {
             auth.check(&PLACEHOLDERS)?;
         }
+        if self
+            .downstream_key
+            .as_ref()
+            .is_some_and(|k| k.trim().is_empty())
+        {
+            return Err(
+                "`downstream_key` is empty: the key its clients send, or leave it out".into(),
+            );
+        }
+        if self.downstream_key.is_some() && self.exposes == Downstream::Stdio {
+            return Err(
+                "`downstream_key` is for `exposes = \"http\"`: a stdio bridge's client sends no header"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
@@ -235,6 +255,18 @@ timeout_ms = 60000
                 "without `..`",
             ),
             (format!("{STDIO}colour = 1\n"), "unknown field `colour`"),
+            (
+                format!("{STDIO}downstream_key = \"sk-1\"\n"),
+                "`downstream_key` is for `exposes = \"http\"`",
+            ),
+            (
+                STDIO.replace("exposes = \"stdio\"", "exposes = \"http\"\nendpoint = \"http://{listen}/mcp\"\ndownstream_key = \" \""),
+                "`downstream_key` is empty",
+            ),
+            (
+                format!("{STDIO}[auth]\nsetting = \"x\"\nargs = [\"{{mcp_url}}\"]\n"),
+                "`auth.args` names `{mcp_url}`",
+            ),
         ];
         for (text, said) in cases {
             let error = BridgeSpec::parse(&text).unwrap_err();
