@@ -84,7 +84,7 @@ class Call:
     task: dict[str, Any] | None = None
     # The client's start credentials in an authorization case (access_token, refresh_token,
     # expires_in, expires_at, scope, client_id, client_secret, authorization_server,
-    # redirect_uri); None in every other case (docs/adapters.md, "Credentials").
+    # token_endpoint, redirect_uri); None in every other case (docs/adapters.md, "Credentials").
     auth: dict[str, Any] | None = None
     # The client the call runs on: the same for every call of a case (docs/adapters.md, "One
     # client per case"); None for a call with a client of its own (one-shot mode).

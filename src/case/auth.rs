@@ -107,6 +107,10 @@ pub struct Credentials {
     /// The authorization server's issuer URL (`http://127.0.0.1:PORT`), for a client that
     /// takes it from configuration; a client that discovers it finds the same.
     pub authorization_server: String,
+    /// The authorization server's token endpoint, as its metadata names it: what a store a
+    /// sign-in left behind records beside the tokens (some clients refresh only at the
+    /// endpoint their store names).
+    pub token_endpoint: String,
     /// Where an interactive authorization would send the user back: the client registered it,
     /// nothing answers there.
     pub redirect_uri: String,

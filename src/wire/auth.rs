@@ -104,6 +104,7 @@ impl Authority {
             client_secret: (auth.client == ClientKind::Confidential)
                 .then(|| mint(Kind::ClientSecret, 1, &self.nonce)),
             authorization_server: base.to_owned(),
+            token_endpoint: format!("{base}{TOKEN}"),
             redirect_uri: format!("{base}{REDIRECT_PATH}"),
         }
     }

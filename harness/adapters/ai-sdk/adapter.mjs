@@ -213,8 +213,8 @@ const row = {
  *   `authorization_server`, `token_endpoint`), which the SDK adds to every token set it saves
  *   (oauth.ts, `addAuthorizationServerInformationToTokens`) and checks before a refresh; a refresh
  *   token without it is never used (the SDK asks the store to clear it, and throws when it stays).
- *   The issuer is the credentials' `authorization_server`; the token endpoint is that server's
- *   `/token` (cases/README.md, "Authorization": the credentials name no token endpoint);
+ *   The issuer is the credentials' `authorization_server`, the token endpoint their
+ *   `token_endpoint`;
  * - `saveAuthorizationServerInformation` (and `authorizationServerInformation` to read it back),
  *   in memory: the SDK saves the authorization server it is about to send the user to before it
  *   calls `redirectToAuthorization`, and throws instead when the store can save neither that nor
@@ -225,7 +225,7 @@ const row = {
 function tokenStore(auth) {
   const store = contract.oauthProvider(auth, describe);
   const issuer = auth.authorization_server;
-  store.saveTokens({ ...store.tokens(), issuer, authorization_server: issuer, token_endpoint: new URL('/token', issuer).href });
+  store.saveTokens({ ...store.tokens(), issuer, authorization_server: issuer, token_endpoint: auth.token_endpoint });
   let server;
   store.authorizationServerInformation = () => server;
   store.saveAuthorizationServerInformation = (information) => {

@@ -192,6 +192,7 @@ impl BridgeAdapter {
             client_id: "mcp-error-layers".to_owned(),
             client_secret: None,
             authorization_server: String::new(),
+            token_endpoint: String::new(),
             redirect_uri: String::new(),
         });
         match &bridge.gateway {

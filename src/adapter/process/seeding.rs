@@ -249,6 +249,7 @@ mod tests {
             client_id: "mel-client".into(),
             client_secret: None,
             authorization_server: "http://127.0.0.1:9".into(),
+            token_endpoint: "http://127.0.0.1:9/token".into(),
             redirect_uri: "http://127.0.0.1:9/callback".into(),
         }
     }
