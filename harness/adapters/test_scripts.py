@@ -113,6 +113,14 @@ class Pages(unittest.TestCase):
         self.assertIn("  - 1 × TOOL_SUCCESS → TIMEOUT (`sse/", text)
         self.assertIn("- [`b`](rows/b.md) 1: layers 1/2, 0 of 1 deviate, 0 hangs", text)
 
+    def test_a_hang_in_a_racy_case_is_not_counted(self):
+        reports = [self.report("b", "TOOL_SUCCESS", "hang")]
+        with mock.patch.object(matrix, "kind_of", lambda r: "sdk"):
+            with mock.patch.object(matrix, "racy_of", lambda r: set()):
+                self.assertIn("deviate, 1 hang", matrix.summary(reports, "rows/", "families/"))
+            with mock.patch.object(matrix, "racy_of", lambda r: {"sse/b-case"}):
+                self.assertIn("deviate, 0 hangs", matrix.summary(reports, "rows/", "families/"))
+
     def test_check_leaves_out_record_blocks_and_catches_the_rest(self):
         page = f"a\n{matrix.RECORD_START}\nagent cell\n{matrix.RECORD_END}\nb"
         other = f"a\n{matrix.RECORD_START}\nanother run\n{matrix.RECORD_END}\nb"
