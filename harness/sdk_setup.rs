@@ -73,8 +73,9 @@ const THREADS: usize = 8;
 /// Node or native process of 100 to 300 MB that works while it starts).
 const AGENT_THREADS: usize = 4;
 /// Cases at once of a bridge row unless it says otherwise: its cases mostly wait for the
-/// bridge's own upstream timeout (up to 300 s), on no core.
-const BRIDGE_THREADS: usize = 16;
+/// bridge's own upstream timeout (up to 300 s), on no core, so CI's sample (32 cases) runs in
+/// one wave: mcp-proxy's took 637 s with 16 at once, the length of its slowest case twice.
+const BRIDGE_THREADS: usize = 32;
 /// Past the call's timeout before an agent row's call is a hang, unless it says otherwise: the
 /// agent's turn after the result (a model request) and its exit after the final text
 /// (`agent::FINISH_WAIT`, 2 s) are inside the call's deadline.
