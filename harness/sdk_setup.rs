@@ -12,7 +12,14 @@
 //!   marker file, changes;
 //! - `install = "cargo"`: `cargo build --release --locked` with
 //!   `CARGO_TARGET_DIR=<target>/sdk-rust`, one folder for every Rust adapter, so that what they
-//!   share (tokio, hyper, reqwest, serde) is compiled once (cargo caches it).
+//!   share (tokio, hyper, reqwest, serde) is compiled once (cargo caches it);
+//! - `install = "go"`: `go build` of the row's module (its committed `go.mod` and `go.sum`,
+//!   `GOFLAGS=-mod=readonly`, `GOTOOLCHAIN=local`) into `<target>/sdk-go/bin`, with GOMODCACHE
+//!   and GOCACHE under `<target>/sdk-go`;
+//! - `install = "maven"`: the JVM rows' reactor (`harness/adapters/jvm/pom.xml`): `mvn
+//!   dependency:go-offline` once into `<target>/sdk-maven/m2`, the resolved list checked against
+//!   the committed `dependencies.txt`, then `mvn -o package` into `<target>/sdk-maven/build`,
+//!   redone when a file of its modules changes; the row runs `java -jar build/<program>`.
 //!
 //! What each adapter is, and how it is installed, is its `harness/adapters/<id>/adapter.toml`.
 //!
@@ -115,9 +122,10 @@ pub struct Sdk {
     sdk: String,
     /// The pinned SDK version.
     pub version: String,
-    /// How it is installed: `npm`, `pip` or `cargo`.
+    /// How it is installed: `npm`, `pip`, `cargo`, `go` or `maven`.
     install: Install,
-    /// npm and pip: the script, relative to the adapter's folder; cargo: the binary's name.
+    /// npm and pip: the script, relative to the adapter's folder; cargo and go: the binary's
+    /// name.
     program: String,
     /// Arguments before the endpoint URL (a variant's setting, say).
     #[serde(default)]
@@ -191,6 +199,12 @@ enum Install {
     Npm,
     Pip,
     Cargo,
+    /// `go build` of the row's module (its committed `go.mod` and `go.sum`) into
+    /// `<target>/sdk-go/bin`, the module and build caches under `<target>/sdk-go`.
+    Go,
+    /// The JVM rows' Maven reactor (`harness/adapters/jvm/pom.xml`) packaged offline into
+    /// `<target>/sdk-maven/build`, its local repository `<target>/sdk-maven/m2` ([`maven_package`]).
+    Maven,
 }
 
 impl Sdk {
@@ -391,6 +405,14 @@ impl Sdk {
                 cargo_build(&installed, &target)?;
                 vec![target.join("release").join(&self.program)]
             }
+            Install::Go => {
+                let binary = go_build(&installed, &paths.target.join(GO_TARGET), &self.program)?;
+                vec![binary]
+            }
+            Install::Maven => {
+                let build = maven_package(&paths.target.join(MAVEN_TARGET))?;
+                vec!["java".into(), "-jar".into(), build.join(&self.program)]
+            }
         };
         command.extend(self.args.iter().map(PathBuf::from));
         Ok(command)
@@ -475,7 +497,12 @@ pub fn set_up(sdk: &Sdk) -> Result<Vec<PathBuf>, String> {
         .map_or_else(|| root.join("target"), |dir| root.join(dir));
     let paths = Paths { target };
     let started = Instant::now();
-    let result = locked(&paths.target, sdk.installed(), || sdk.setup(&paths));
+    // The JVM rows share one reactor build: one lock for all of them.
+    let lock = match sdk.install {
+        Install::Maven => "maven",
+        _ => sdk.installed(),
+    };
+    let result = locked(&paths.target, lock, || sdk.setup(&paths));
     if result.is_ok() && started.elapsed() > Duration::from_secs(2) {
         eprintln!("{}: set up in {:.1?}", sdk.name, started.elapsed());
     }
@@ -710,6 +737,199 @@ fn cargo_build(folder: &Path, target: &Path) -> Result<(), String> {
         .arg(folder.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target);
     run(&mut build, "cargo build of the adapter")
+}
+
+/// Where every Go adapter builds, under `<target>`: `bin/` (the binaries), `mod/` (GOMODCACHE)
+/// and `cache/` (GOCACHE), so that a machine that keeps `<target>` downloads nothing again.
+const GO_TARGET: &str = "sdk-go";
+
+/// `go build` of `folder`'s module (its committed `go.mod` and `go.sum`, `-mod=readonly`: a
+/// build that would change them fails) into `<target>/bin/<program>`; returns the binary.
+/// `GOTOOLCHAIN=local`: the machine's Go, never one downloaded for a `toolchain` line.
+fn go_build(folder: &Path, target: &Path, program: &str) -> Result<PathBuf, String> {
+    let binary = target.join("bin").join(program);
+    let mut build = Command::new("go");
+    build
+        .args(["build", "-trimpath", "-o"])
+        .arg(&binary)
+        .arg(".")
+        .current_dir(folder)
+        .env("GOMODCACHE", target.join("mod"))
+        .env("GOCACHE", target.join("cache"))
+        .env("GOFLAGS", "-mod=readonly")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off");
+    run(&mut build, "go build of the adapter")?;
+    Ok(binary)
+}
+
+/// Where the JVM rows build, under `<target>`: `m2/` (the Maven local repository) and `build/`
+/// (one folder per module: `build/<row>/adapter.jar` with its classpath in `lib/`).
+const MAVEN_TARGET: &str = "sdk-maven";
+/// The one Maven reactor of every JVM row and their contract module.
+const MAVEN_REACTOR: &str = "harness/adapters/jvm";
+
+/// The JVM rows, built (cached): `mvn dependency:go-offline` once into `<target>/m2` (the only
+/// step that downloads), the resolved dependencies compared with the committed
+/// `mvn -o package` into `<target>/build`, the dependencies it resolved compared with the
+/// committed `harness/adapters/jvm/dependencies.txt` (the lock Maven does not have: a difference
+/// fails, and the list resolved is left in `<target>/dependencies.txt` for review). Redone when a file of the reactor's modules changes (a hash
+/// kept in `<target>/build/.mcp-error-layers-maven-hash`). Returns the build folder.
+fn maven_package(target: &Path) -> Result<PathBuf, String> {
+    run(Command::new("java").arg("-version"), "java")?;
+    let reactor = root().join(MAVEN_REACTOR);
+    let build = target.join("build");
+    let hash = format!("{:016x}\n", maven_sources_hash(&reactor)?);
+    let marker = build.join(".mcp-error-layers-maven-hash");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(hash.as_str()) {
+        return Ok(build);
+    }
+    let mvn = |offline: bool| {
+        let mut mvn = Command::new("mvn");
+        mvn.args(["-q", "-B"]);
+        if offline {
+            mvn.arg("-o");
+        }
+        mvn.arg(format!(
+            "-Dmaven.repo.local={}",
+            target.join("m2").display()
+        ))
+        .arg(format!("-Dmel.build={}", build.display()))
+        .arg("-f")
+        .arg(reactor.join("pom.xml"));
+        mvn
+    };
+    let mut offline = mvn(false);
+    offline.args([
+        "dependency:go-offline",
+        "-DexcludeGroupIds=dev.mcp-error-layers",
+    ]);
+    run_mvn(&mut offline, "mvn dependency:go-offline")?;
+    // Maven 3 puts plexus-utils 1.1 on the classpath of every plugin that does not declare
+    // plexus-utils itself (surefire here); go-offline cannot see it, and `-o package` fails
+    // without it.
+    let mut plexus = mvn(false);
+    plexus.args([
+        "-N",
+        "dependency:get",
+        "-Dartifact=org.codehaus.plexus:plexus-utils:1.1",
+        "-Dtransitive=false",
+    ]);
+    run_mvn(&mut plexus, "mvn dependency:get plexus-utils 1.1")?;
+    // One offline run packages the rows and lists what they resolved (the list needs the
+    // reactor's modules built: the rows depend on the contract module). No `excludeGroupIds`
+    // here: the same property would keep the contract's jar out of each row's `lib/`.
+    let listed = target.join("dependencies.txt");
+    let _ = std::fs::remove_file(&listed);
+    let mut package = mvn(true);
+    package
+        .args([
+            "package",
+            "-DskipTests",
+            "dependency:list",
+            "-DappendOutput=true",
+            "-Dsort=true",
+        ])
+        .arg(format!("-DoutputFile={}", listed.display()));
+    run_mvn(&mut package, "mvn -o package dependency:list")?;
+    let resolved = std::fs::read_to_string(&listed)
+        .map(|text| maven_dependency_list(&text))
+        .map_err(|e| format!("cannot read {}: {e}", listed.display()))?;
+    let _ = std::fs::write(&listed, &resolved);
+    let committed = reactor.join("dependencies.txt");
+    let locked = std::fs::read_to_string(&committed)
+        .map_err(|e| format!("cannot read {}: {e}", committed.display()))?;
+    if maven_dependency_list(&locked) != resolved {
+        return Err(format!(
+            "the dependencies Maven resolved differ from {}: review {} and copy it there if \
+             the change is meant (harness/adapters/README.md, \"A maven row\")",
+            committed.display(),
+            listed.display()
+        ));
+    }
+    write(&marker, &hash)?;
+    Ok(build)
+}
+
+/// Runs Maven: a failure is the last lines it wrote (Maven writes its errors on stdout).
+fn run_mvn(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let tail = lines[lines.len().saturating_sub(8)..].join(" / ");
+    Err(format!("{what} failed ({}): {tail}", output.status))
+}
+
+/// What `mvn dependency:list` wrote, as the committed list keeps it: the modules in the
+/// reactor's order, each after a line `---`, then one `group:artifact:type:version:scope` per
+/// line, without the JPMS module note (`-- module x`, which differs between JDKs); blank lines,
+/// `none` and `#` comments left out.
+fn maven_dependency_list(text: &str) -> String {
+    let mut list = String::new();
+    for line in text.lines() {
+        let line = line.split(" -- ").next().unwrap_or_default().trim();
+        if line.starts_with("The following") || line == "---" {
+            list.push_str("---\n");
+        } else if !(line.is_empty() || line == "none" || line.starts_with('#')) {
+            list.push_str(line);
+            list.push('\n');
+        }
+    }
+    list
+}
+
+/// A hash of every file of the reactor's modules (its `pom.xml` lists them as `../<folder>`)
+/// and of the reactor folder itself: what decides whether the JVM rows need building again.
+fn maven_sources_hash(reactor: &Path) -> Result<u64, String> {
+    let pom = reactor.join("pom.xml");
+    let text =
+        std::fs::read_to_string(&pom).map_err(|e| format!("cannot read {}: {e}", pom.display()))?;
+    let mut folders = vec![reactor.to_owned()];
+    for line in text.lines() {
+        if let Some(module) = line
+            .trim()
+            .strip_prefix("<module>")
+            .and_then(|rest| rest.strip_suffix("</module>"))
+        {
+            folders.push(reactor.join(module));
+        }
+    }
+    let mut files = Vec::new();
+    for folder in &folders {
+        collect_files(folder, &mut files);
+    }
+    files.sort();
+    let mut bytes = Vec::new();
+    for file in files {
+        bytes.extend(file.to_string_lossy().as_bytes());
+        bytes.extend(std::fs::read(&file).unwrap_or_default());
+    }
+    Ok(fnv1a(&bytes))
+}
+
+/// Every file under `folder` but a `target/` folder (a build by hand in the module's folder).
+fn collect_files(folder: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if entry.file_name() != "target" {
+                collect_files(&path, files);
+            }
+        } else {
+            files.push(path);
+        }
+    }
 }
 
 /// Runs `command`; a failure is the last lines of its output.

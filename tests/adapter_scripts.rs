@@ -51,3 +51,95 @@ fn the_node_contract_module_passes_its_tests() {
     );
     assert!(log.contains("# pass 13\n"), "not every test ran:\n{log}");
 }
+
+/// The Go contract module's tests (`go test` in harness/adapters/contract-go), with the module and
+/// build caches where the Go rows keep theirs (`target/sdk-go`). A machine without `go` skips them
+/// with a note, unless `MCP_ERROR_LAYERS_REQUIRE_SDKS` is set (CI): then they fail.
+#[test]
+fn the_go_contract_module_passes_its_tests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| root.join("target"), |dir| root.join(dir))
+        .join("sdk-go");
+    let required = std::env::var_os("MCP_ERROR_LAYERS_REQUIRE_SDKS")
+        .is_some_and(|v| !v.is_empty() && v != "0");
+    let done = match Command::new("go")
+        .args(["test", "-trimpath", "-count=1", "-v", "./..."])
+        .current_dir(root.join("harness/adapters/contract-go"))
+        .env("GOMODCACHE", target.join("mod"))
+        .env("GOCACHE", target.join("cache"))
+        .env("GOFLAGS", "-mod=readonly")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOWORK", "off")
+        .output()
+    {
+        Ok(done) => done,
+        Err(error) if !required => {
+            eprintln!("note: no Go here, so the Go contract's tests did not run: `go`: {error}");
+            return;
+        }
+        Err(error) => panic!("`go` runs (MCP_ERROR_LAYERS_REQUIRE_SDKS is set): {error}"),
+    };
+    let log = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "harness/adapters/contract-go failed:\n{log}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let passed = log
+        .lines()
+        .filter(|line| line.starts_with("--- PASS"))
+        .count();
+    assert_eq!(passed, 12, "not every test ran:\n{log}");
+}
+
+/// The Java contract module (`harness/adapters/contract-java`, every JVM row's) passes its JUnit 5
+/// tests: `mvn test` on its own, the local repository under `target/sdk-maven/m2` as the JVM
+/// rows' set-up keeps it (so a machine that keeps `target/` downloads nothing again), built into
+/// `target/sdk-maven/contract-test`. Skipped with a message where `mvn` or `java` is missing;
+/// with `MCP_ERROR_LAYERS_REQUIRE_SDKS` set that fails instead, as the SDK rows do.
+#[test]
+fn the_java_contract_module_passes_its_tests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let required = std::env::var_os("MCP_ERROR_LAYERS_REQUIRE_SDKS")
+        .is_some_and(|v| !v.is_empty() && v != "0");
+    for tool in ["java", "mvn"] {
+        if let Err(error) = Command::new(tool).arg("-version").output() {
+            assert!(
+                !required,
+                "{tool} cannot run ({error}) and MCP_ERROR_LAYERS_REQUIRE_SDKS is set"
+            );
+            eprintln!(
+                "skipped: {tool} cannot run ({error}): the Java contract's tests need a JDK and Maven"
+            );
+            return;
+        }
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| root.join("target"), |dir| root.join(dir));
+    let done = Command::new("mvn")
+        .args(["-B", "--no-transfer-progress"])
+        .arg(format!(
+            "-Dmaven.repo.local={}",
+            target.join("sdk-maven/m2").display()
+        ))
+        .arg(format!(
+            "-Dmel.build={}",
+            target.join("sdk-maven/contract-test").display()
+        ))
+        .args(["-f", "harness/adapters/contract-java/pom.xml", "test"])
+        .current_dir(root)
+        .output()
+        .expect("mvn runs");
+    let log = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "harness/adapters/contract-java's tests failed:\n{log}"
+    );
+    assert!(
+        log.contains("Tests run: 14, Failures: 0, Errors: 0, Skipped: 0"),
+        "not every test of harness/adapters/contract-java ran:\n{log}"
+    );
+}

@@ -37,7 +37,7 @@ BRIDGE_REQUIRED = {"kind": str, "bridge": str, "version": str, "install": str, "
                    "command": list, "timeout_ms": int}
 # `threads`: cases at once, as in harness/sdk_setup.rs.
 MAX_THREADS = 64
-INSTALLERS = ("npm", "pip", "cargo")
+INSTALLERS = ("npm", "pip", "cargo", "maven", "go")
 
 
 def load(folder: pathlib.Path) -> dict:
@@ -97,6 +97,12 @@ def command(adapter: dict) -> list[str]:
         words = [str(node), str(folder / program)]
     elif adapter["install"] == "pip":
         words = [str(target() / "sdk-venvs" / installed / "bin/python"), str(folder / program)]
+    elif adapter["install"] == "maven":
+        # The JVM reactor's build (harness/sdk_setup.rs, `maven_package`): the row's jar.
+        words = ["java", "-jar", str(target() / "sdk-maven" / "build" / program)]
+    elif adapter["install"] == "go":
+        # `go build` of the row's module (harness/sdk_setup.rs, `go_build`): the row's binary.
+        words = [str(target() / "sdk-go" / "bin" / program)]
     else:
         words = [str(target() / "sdk-rust" / "release" / program)]
     return words + adapter.get("args", [])

@@ -17,7 +17,7 @@ run the adapter's row against it, keep one JSON report per version, then build t
                         exchanges, the transcripts, the adapter's stderr: about 1 MB a version),
                         for reports that travel (a sharded sweep's artifacts)
 
-How an adapter is installed at a version is its `adapter.toml`: `install` (npm, pip or cargo) and
+How an adapter is installed at a version is its `adapter.toml`: `install` (npm, pip, cargo, go or maven) and
 the `[sweep]` table (harness/adapters/README.md, "Sweeping versions"); nothing here knows an SDK.
 
 - npm: the adapter's folder (without node_modules) copied to target/sweep/<id>/<version>/adapters/,
@@ -25,6 +25,15 @@ the `[sweep]` table (harness/adapters/README.md, "Sweeping versions"); nothing h
   `npm install --save-exact <package>@<version>` there (the copied lock keeps the rest pinned);
 - pip: a virtualenv target/sweep/<id>/<version>/venv with `pip install <package>==<version>` (its
   dependencies resolved by pip on that day), running the adapter's own program;
+- go: the adapter's module copied the same way, beside a copy of contract-go/ (its `replace`
+  directive), `go get <package>@v<version>`, then `go build` into the version's folder, the
+  module and build caches those of target/sdk-go (`--latest` asks the Go module proxy:
+  `go list -m -versions <package>`);
+- maven: the JVM reactor copied the same way (harness/adapters/jvm/ with only contract-java/ and the
+  row's module), the version of the row's `<dependency>` on `<group>:<artifact>` set to the version,
+  then `mvn package` (online: Maven resolves the rest that day; the local repository is
+  target/sdk-maven/m2, shared with the pinned rows) into the version's folder (`--latest` reads
+  Maven Central's maven-metadata.xml for the artifact, and says so when it cannot be reached);
 - cargo: the adapter's crate copied the same way, beside a copy of its contract crate
   (contract-rs), its dependency on `<package>` set to `=<version>` with `cargo add`, built with
   `cargo build --release` into target/sweep/<id>/cargo-target (shared between versions, so only
@@ -48,7 +57,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
+import xml.etree.ElementTree as ElementTree
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapters  # noqa: E402
@@ -57,7 +69,9 @@ RELEASE = re.compile(r"^\d+(\.\d+)*$")
 # The adapter contract that the adapters of a package manager import from beside their folder
 # (harness/adapters/contract.mjs, contract-rs/): an installed copy gets a copy beside it. A pip
 # adapter's program runs from this repository, beside its contract.
-CONTRACTS = {"npm": "contract.mjs", "cargo": "contract-rs"}
+CONTRACTS = {"npm": "contract.mjs", "cargo": "contract-rs", "go": "contract-go", "maven": "contract-java"}
+# Where Maven Central keeps an artifact's list of versions (`--latest` for a maven row).
+MAVEN_METADATA = "https://repo.maven.apache.org/maven2/{group}/{artifact}/maven-metadata.xml"
 
 
 def version_key(version: str) -> tuple:
@@ -115,6 +129,16 @@ def latest(adapter: dict, count: int) -> list[str]:
                              capture_output=True, text=True)
         found = re.search(r"Available versions: (.*)", out.stdout)
         versions = [v.strip() for v in found.group(1).split(",")] if found else None
+    elif kind == "go":
+        # The Go module proxy lists a module's versions (`v1.8.0`, pre-releases too).
+        out = subprocess.run(["go", "list", "-m", "-versions", package], capture_output=True, text=True,
+                             cwd=tempfile.gettempdir(), env=go_env())
+        words = out.stdout.split()
+        versions = [v.removeprefix("v") for v in words[1:]] if out.returncode == 0 and words else None
+    elif kind == "maven":
+        versions, why = maven_versions(package)
+        if versions is None:
+            sys.exit(f"--latest: cannot list the versions of {package}: {why}; give its versions")
     else:
         sys.exit(f"--latest: cargo lists no versions of a crate; give {package}'s versions "
                  "(crates.io shows them, `cargo info {package}@VERSION` checks one)")
@@ -124,6 +148,40 @@ def latest(adapter: dict, count: int) -> list[str]:
     if settings["lines"]:
         releases = [v for v in releases if any(v.startswith(line) for line in settings["lines"])]
     return sorted(releases, key=version_key)[-count:]
+
+
+def maven_versions(package: str) -> tuple[list[str] | None, str]:
+    """The versions Maven Central's maven-metadata.xml lists for `group:artifact`, or None and why."""
+    group, _, artifact = package.partition(":")
+    if not group or not artifact:
+        return None, f"{package!r} is no group:artifact"
+    url = MAVEN_METADATA.format(group=group.replace(".", "/"), artifact=artifact)
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            root = ElementTree.fromstring(answer.read())
+    except (OSError, ElementTree.ParseError) as error:
+        return None, f"Maven Central's {url} could not be read ({error})"
+    return [v.text.strip() for v in root.iter("version") if v.text], ""
+
+
+def maven_pin(pom: pathlib.Path, package: str, version: str) -> str | None:
+    """Sets the version of `pom`'s `<dependency>` on `group:artifact`; None, or why not."""
+    group, _, artifact = package.partition(":")
+    block = re.compile(r"(<dependency>\s*<groupId>" + re.escape(group) + r"</groupId>\s*<artifactId>"
+                       + re.escape(artifact) + r"</artifactId>\s*<version>)[^<]*(</version>)")
+    new, count = block.subn(lambda m: m.group(1) + version + m.group(2), pom.read_text())
+    if count != 1:
+        return f"{pom} has {count} <dependency> on {package} with a <version>, not one"
+    pom.write_text(new)
+    return None
+
+
+def go_env() -> dict:
+    """The Go build's environment, as harness/sdk_setup.rs's `go_build`: the module and build
+    caches under target/sdk-go (shared with the pinned rows), the machine's Go."""
+    cache = adapters.target() / "sdk-go"
+    return {**os.environ, "GOMODCACHE": str(cache / "mod"), "GOCACHE": str(cache / "cache"),
+            "GOTOOLCHAIN": "local", "GOWORK": "off", "GOFLAGS": "-mod=mod"}
 
 
 def run_quiet(command: list, **kwargs) -> str | None:
@@ -165,6 +223,8 @@ def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] 
         command = [node, str(home / "adapters" / folder.name / program.relative_to(folder))]
     elif kind == "pip":
         command = [str(home / "venv/bin/python"), str(own / adapter["program"])]
+    elif kind == "maven":
+        command = ["java", "-jar", str(home / "build" / adapter["program"])]
     else:
         # The shared target folder holds the last version built: each version keeps its binary.
         command = [str(home / adapter["program"])]
@@ -181,6 +241,25 @@ def install(adapter: dict, version: str, home: pathlib.Path) -> tuple[list[str] 
         copy = copy_beside_contract(folder, home / "adapters", kind)
         why = run_quiet(["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{package}@{version}"],
                         cwd=copy, env=npm_env)
+    elif kind == "go":
+        # The row's module copied beside the contract module (its `replace ../contract-go`), the SDK
+        # set to the version with `go get` (which updates go.mod and go.sum), then built.
+        copy = copy_beside_contract(folder, home / "adapters", kind)
+        why = run_quiet(["go", "get", f"{package}@v{version}"], cwd=copy, env=go_env()) \
+            or run_quiet(["go", "build", "-trimpath", "-o", home / adapter["program"], "."], cwd=copy, env=go_env())
+    elif kind == "maven":
+        # The reactor (harness/adapters/jvm/) with the contract module and this row only, the SDK's
+        # version set in the row's pom, packaged into the version's folder.
+        copy = copy_beside_contract(folder, home / "adapters", kind)
+        reactor = home / "adapters/jvm"
+        shutil.copytree(adapters.HERE / "jvm", reactor)
+        pom = reactor / "pom.xml"
+        pom.write_text(re.sub(r"<modules>.*?</modules>", "<modules><module>../contract-java</module>"
+                              f"<module>../{folder.name}</module></modules>", pom.read_text(), flags=re.S))
+        repository = adapters.target() / "sdk-maven/m2"
+        why = maven_pin(copy / "pom.xml", package, version) or run_quiet(
+            ["mvn", "-q", "-B", f"-Dmaven.repo.local={repository}", f"-Dmel.build={home / 'build'}",
+             "-f", pom, "package", "-DskipTests"])
     else:
         copy = copy_beside_contract(folder, home / "adapters", kind)
         why = run_quiet(["cargo", "add", "-q", "--manifest-path", copy / "Cargo.toml", f"{package}@={version}"]) \

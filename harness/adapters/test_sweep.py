@@ -40,6 +40,43 @@ class Versions(unittest.TestCase):
             self.assertEqual(sweep.latest(adapter("pip"), 3), ["1.30.0", "2.0.0", "2.1.0"])
             self.assertEqual(sweep.latest(adapter("pip", lines=["1."]), 3), ["1.29.1", "1.30.0"])
 
+    def test_latest_from_the_go_module_proxy_drops_the_v_and_pre_releases(self):
+        listed = "github.com/o/sdk v1.6.0 v1.7.0-pre.1 v1.7.0 v1.8.0-pre.2 v1.8.0\n"
+        with mock.patch.object(sweep.subprocess, "run", return_value=answer(listed)) as run:
+            self.assertEqual(sweep.latest(adapter("go"), 2), ["1.7.0", "1.8.0"])
+        self.assertEqual(run.call_args.args[0], ["go", "list", "-m", "-versions", "pkg"])
+        self.assertEqual(run.call_args.kwargs["env"]["GOTOOLCHAIN"], "local")
+
+    def test_latest_from_maven_central_reads_its_metadata_and_drops_pre_releases(self):
+        metadata = (b"<metadata><groupId>io.o</groupId><artifactId>sdk</artifactId><versioning><versions>"
+                    b"<version>2.0.0-RC1</version><version>2.0.0</version><version>2.1.0</version>"
+                    b"<version>2.2.0-M1</version><version>2.2.0</version></versions></versioning></metadata>")
+        page = mock.MagicMock()
+        page.__enter__.return_value.read.return_value = metadata
+        maven = {**adapter("maven"), "sdk": "io.o:sdk"}
+        with mock.patch.object(sweep.urllib.request, "urlopen", return_value=page) as urlopen:
+            self.assertEqual(sweep.latest(maven, 2), ["2.1.0", "2.2.0"])
+        self.assertEqual(urlopen.call_args.args[0],
+                         "https://repo.maven.apache.org/maven2/io/o/sdk/maven-metadata.xml")
+
+    def test_latest_from_maven_says_so_when_central_cannot_be_read(self):
+        maven = {**adapter("maven"), "sdk": "io.o:sdk"}
+        with mock.patch.object(sweep.urllib.request, "urlopen", side_effect=OSError("unreachable")):
+            with self.assertRaises(SystemExit) as exit:
+                sweep.latest(maven, 2)
+        self.assertIn("maven-metadata.xml could not be read (unreachable)", str(exit.exception))
+
+    def test_a_maven_version_is_set_on_the_one_dependency_it_names(self):
+        with tempfile.TemporaryDirectory() as folder:
+            pom = pathlib.Path(folder) / "pom.xml"
+            pom.write_text("<dependencies><dependency>\n  <groupId>io.o</groupId>\n  <artifactId>sdk</artifactId>\n"
+                           "  <version>2.2.0</version>\n</dependency><dependency><groupId>io.o</groupId>"
+                           "<artifactId>sdk-extra</artifactId><version>1.0</version></dependency></dependencies>")
+            self.assertIsNone(sweep.maven_pin(pom, "io.o:sdk", "2.1.0"))
+            self.assertIn("<version>2.1.0</version>", pom.read_text())
+            self.assertIn("<version>1.0</version>", pom.read_text())
+            self.assertIn("has 0 <dependency>", sweep.maven_pin(pom, "io.o:other", "1"))
+
     def test_an_unknown_sweep_key_names_the_file_and_the_readme(self):
         with self.assertRaises(SystemExit) as exit:
             sweep.sweep_settings(adapter(pacakge="typo"))
