@@ -143,3 +143,42 @@ fn the_java_contract_module_passes_its_tests() {
         "not every test of harness/adapters/contract-java ran:\n{log}"
     );
 }
+
+/// matrix.py leaves a row's racy cases out of its layer fidelity, so it keeps its own copy of
+/// each outcome's layer (`LAYER_OF`): it must be the crate's, outcome for outcome.
+#[test]
+fn the_matrix_scripts_layers_are_the_crates() {
+    use mcp_error_layers::{Layer, Outcome};
+    let done = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys; sys.path.insert(0, 'harness/adapters'); import matrix; \
+             print(json.dumps(matrix.LAYER_OF))",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let table: std::collections::BTreeMap<String, Option<String>> =
+        serde_json::from_slice(&done.stdout).expect("LAYER_OF prints as JSON");
+    let crates: std::collections::BTreeMap<String, Option<String>> = Outcome::ALL
+        .iter()
+        .map(|outcome| {
+            // A success names no layer: layer fidelity compares failures' layers (src/fidelity.rs).
+            let layer = match (outcome, outcome.layer()) {
+                (Outcome::ToolSuccess, _) => None,
+                (_, Layer::Transport) => Some("transport"),
+                (_, Layer::Protocol) => Some("protocol"),
+                (_, Layer::Interaction) => Some("interaction"),
+                (_, Layer::Application) => Some("application"),
+                (_, Layer::Unknown) => Some("unknown"),
+            };
+            (outcome.as_str().to_owned(), layer.map(str::to_owned))
+        })
+        .collect();
+    assert_eq!(table, crates, "harness/adapters/matrix.py LAYER_OF");
+}

@@ -9,7 +9,8 @@ mcp-error-layers/report/v1, docs/reports.md), in pages a reader can open:
 
 `docs/matrix/README.md` (and the README) is the summary: per kind of row (SDKs, frameworks,
 agents, bridges) a line per row, at most 120 characters, with its fidelity (layer fidelity: of
-the cases it ran, how many it reported in the layer a correct client names; an agent's model
+the cases it ran, its racy ones left out, how many it reported in the layer a correct client
+names; an agent's model
 fidelity; a bridge's hop fidelity), how many cases deviate, how many hung, and its two commonest
 deviations with a case each. `docs/matrix/rows/<row>.md` is every case of one row;
 `docs/matrix/families/<family>.md` one family of cases (their folder under cases/), a table per
@@ -104,11 +105,43 @@ def hop_cell(call: dict) -> str:
     return f"✗ {text}" + (f" ({', '.join(notes)})" if notes else "")
 
 
+# The layer of each outcome (src/outcome.rs, `Outcome::layer`); a success names none
+# (src/fidelity.rs, `class`). tests/adapter_scripts.rs checks it against the crate's, outcome
+# for outcome.
+LAYER_OF = {
+    "CONNECTION_ERROR": "transport", "HTTP_ERROR": "transport", "UNEXPECTED_CONTENT_TYPE": "transport",
+    "NO_RESULT": "transport", "STREAM_INCOMPLETE": "transport", "TIMEOUT": "transport",
+    "MALFORMED_JSON": "protocol", "INVALID_ENVELOPE": "protocol", "JSONRPC_ERROR": "protocol",
+    "INVALID_TOOL_RESULT": "protocol", "INPUT_REQUIRED": "interaction", "TASK_CANCELLED": "application",
+    "TOOL_ERROR": "application", "TOOL_SUCCESS": None, "UNCLASSIFIED_ERROR": "unknown",
+}
+
+
+def told_apart(case: dict) -> bool | None:
+    """Whether every call of `case` reported an outcome of the layer it expected, as layer
+    fidelity counts it (src/fidelity.rs); `None` for a case it does not count (a call declined)."""
+    calls = case["calls"]
+    if not calls or any("unsupported" in (c.get("observed") or {}) for c in calls):
+        return None
+    return all("outcome" in (c.get("observed") or {})
+               and LAYER_OF[c["observed"]["outcome"]] == LAYER_OF[c["expected"]["outcome"]] for c in calls)
+
+
 def fidelity(report: dict, key: str = "layer_fidelity") -> str:
     """`told_apart/cases` of the report's layer fidelity (or another figure of its summary: a
-    bridge's `hop_fidelity`); `?` for a report written before it."""
+    bridge's `hop_fidelity`), the row's racy cases left out (what they do differs from run to run,
+    so a figure that counted them would too); `?` for a report written before it."""
     figure = report["summary"].get(key)
-    return f"{figure['told_apart']}/{figure['cases']}" if figure else "?"
+    if not figure:
+        return "?"
+    told, cases = figure["told_apart"], figure["cases"]
+    if key == "layer_fidelity":
+        racy = racy_of(report)
+        for case in report["cases"]:
+            counted = told_apart(case) if case["id"] in racy else None
+            if counted is not None:
+                told, cases = told - counted, cases - 1
+    return f"{told}/{cases}"
 
 
 def racy_of(report: dict) -> set[str]:
@@ -220,7 +253,7 @@ def table(reports: list[dict], figure: str) -> None:
             "what else differs: a counted key (`tool_posts`, `initializes`, ...) or a failed request "
             "check (a gap, `min_gaps_ms`, only when nothing else differs: it depends on the machine's load); "
             "– is a status or code the SDK did not give; \"layers 52/101\" in a column's head: of the "
-            "101 cases it ran (not those it answered unsupported), it reported 52 in the layer the case "
+            "101 cases it ran (not those it answered unsupported, nor its racy ones), it reported 52 in the layer the case "
             "expects (transport, protocol, interaction, the tool's own error, or none: a success), "
             "whatever else differed; \"racy\" marks a case whose result differs from run to run (its "
             "row's adapter.toml lists it, its baseline says how; not counted below). "

@@ -121,6 +121,30 @@ class Pages(unittest.TestCase):
             with mock.patch.object(matrix, "racy_of", lambda r: {"sse/b-case"}):
                 self.assertIn("deviate, 0 hangs", matrix.summary(reports, "rows/", "families/"))
 
+    def test_layer_fidelity_leaves_out_racy_cases(self):
+        report = self.report("b", "TIMEOUT", "fail")
+        report["cases"][0]["calls"][0]["expected"] = {"outcome": "TIMEOUT"}
+        report["summary"]["layer_fidelity"] = {"told_apart": 5, "cases": 9}
+        with mock.patch.object(matrix, "racy_of", lambda r: set()):
+            self.assertEqual(matrix.fidelity(report), "5/9")
+        with mock.patch.object(matrix, "racy_of", lambda r: {"sse/b-case"}):
+            self.assertEqual(matrix.fidelity(report), "4/8")
+            report["cases"][0]["calls"][0]["observed"]["outcome"] = "UNCLASSIFIED_ERROR"
+            self.assertEqual(matrix.fidelity(report), "5/8")
+            report["cases"][0]["calls"][0]["observed"] = {"unsupported": "no tasks"}
+            self.assertEqual(matrix.fidelity(report), "5/9")
+
+    def test_told_apart_counts_a_real_report_as_the_crate_does(self):
+        # The careless fixture's report, as tests/reports.rs snapshots it: counting every case
+        # gives the figure the crate wrote (tests/adapter_scripts.rs checks LAYER_OF itself).
+        root = pathlib.Path(__file__).resolve().parents[2]
+        text = (root / "snapshots/reports/careless.json.snap").read_text()
+        report = json.loads(text[text.index("\n{") + 1:])
+        counted = [matrix.told_apart(c) for c in report["cases"]]
+        figure = report["summary"]["layer_fidelity"]
+        self.assertEqual((sum(1 for c in counted if c), sum(1 for c in counted if c is not None)),
+                         (figure["told_apart"], figure["cases"]))
+
     def test_check_leaves_out_record_blocks_and_catches_the_rest(self):
         page = f"a\n{matrix.RECORD_START}\nagent cell\n{matrix.RECORD_END}\nb"
         other = f"a\n{matrix.RECORD_START}\nanother run\n{matrix.RECORD_END}\nb"
