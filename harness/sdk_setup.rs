@@ -770,11 +770,11 @@ const MAVEN_TARGET: &str = "sdk-maven";
 const MAVEN_REACTOR: &str = "harness/adapters/jvm";
 
 /// The JVM rows, built (cached): `mvn dependency:go-offline` once into `<target>/m2` (the only
-/// step that downloads), the resolved dependencies compared with the committed
-/// `mvn -o package` into `<target>/build`, the dependencies it resolved compared with the
-/// committed `harness/adapters/jvm/dependencies.txt` (the lock Maven does not have: a difference
-/// fails, and the list resolved is left in `<target>/dependencies.txt` for review). Redone when a file of the reactor's modules changes (a hash
-/// kept in `<target>/build/.mcp-error-layers-maven-hash`). Returns the build folder.
+/// step that downloads), then `mvn -o package` into `<target>/build`, and the dependencies it
+/// resolved compared with the committed `harness/adapters/jvm/dependencies.txt` (the lock Maven
+/// does not have: a difference fails, and the list resolved is left in
+/// `<target>/dependencies.txt` for review). Redone when a file of the reactor's modules changes
+/// (a hash kept in `<target>/build/.mcp-error-layers-maven-hash`). Returns the build folder.
 fn maven_package(target: &Path) -> Result<PathBuf, String> {
     run(Command::new("java").arg("-version"), "java")?;
     let reactor = root().join(MAVEN_REACTOR);
