@@ -7,6 +7,7 @@ use crate::adapter::{LogSlot, StdioLaunch};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// A running HTTP bridge; dropping it kills its whole process group.
@@ -15,14 +16,42 @@ pub(super) struct Gateway {
     _group: ProcessGroup,
 }
 
-/// A loopback port no one listens on now (the bridge is told it and binds it).
+/// The lowest port a bridge is handed.
+const FIRST_PORT: u16 = 10_000;
+
+/// Where the next search for a bridge's port starts, as an offset from [`FIRST_PORT`].
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A loopback port no one listens on now (the bridge is told it and binds it), from below the
+/// kernel's ephemeral range: that range is where `bind(0)` takes a port (every wire server of
+/// the run) and where outgoing connections take theirs, so a port handed here and released
+/// cannot be taken by one of them before the bridge binds it. One taken that way made the
+/// gateway's readiness check find a case's own upstream server listening on it, and the
+/// reference client called the upstream as if it were the gateway (CI, 2026-12-07). Each call
+/// hands the next port of the range (the row's process and its namespace are the only users).
 pub(super) fn free_port() -> Result<u16, String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| format!("cannot find a free loopback port: {e}"))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| format!("cannot find a free loopback port: {e}"))
+    let ports = FIRST_PORT..ephemeral_low().max(FIRST_PORT + 1);
+    let len = usize::from(ports.end - ports.start);
+    for _ in 0..len {
+        let offset = NEXT.fetch_add(1, Ordering::Relaxed) % len;
+        let port = ports.start + u16::try_from(offset).unwrap_or(0);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!(
+        "no free loopback port from {} to {} (below the kernel's ephemeral range)",
+        ports.start, ports.end
+    ))
+}
+
+/// The first port of the kernel's ephemeral range (`net.ipv4.ip_local_port_range`; Linux's
+/// default, 32768, where it cannot be read).
+fn ephemeral_low() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 impl Gateway {
@@ -173,4 +202,26 @@ fn answers_with_result(body: &str, id: i64) -> bool {
 
 fn shown(body: &str) -> String {
     body.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bridge_ports_are_distinct_free_and_below_the_ephemeral_range() {
+        let low = ephemeral_low();
+        let ports: Vec<u16> = (0..50).map(|_| free_port().unwrap()).collect();
+        let distinct: std::collections::BTreeSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), ports.len(), "{ports:?}");
+        assert!(
+            ports.iter().all(|&p| (FIRST_PORT..low).contains(&p)),
+            "{ports:?} (range up to {low})"
+        );
+        // A port held by a listener is passed over.
+        let next = FIRST_PORT
+            + u16::try_from(NEXT.load(Ordering::Relaxed) % usize::from(low - FIRST_PORT)).unwrap();
+        let _held = std::net::TcpListener::bind(("127.0.0.1", next));
+        assert_ne!(free_port().unwrap(), next);
+    }
 }
