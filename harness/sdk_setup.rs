@@ -851,21 +851,10 @@ fn maven_package(target: &Path) -> Result<PathBuf, String> {
     Ok(build)
 }
 
-/// Runs Maven: a failure is the last lines it wrote (Maven writes its errors on stdout).
+/// Runs Maven: a failure is the last lines it wrote, stdout's included (Maven writes its errors
+/// there).
 fn run_mvn(command: &mut Command, what: &str) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    let text = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .collect();
-    let tail = lines[lines.len().saturating_sub(8)..].join(" / ");
-    Err(format!("{what} failed ({}): {tail}", output.status))
+    run_keeping(command, what, true, 8)
 }
 
 /// What `mvn dependency:list` wrote, as the committed list keeps it: the modules in the
@@ -934,20 +923,34 @@ fn collect_files(folder: &Path, files: &mut Vec<PathBuf>) {
 
 /// Runs `command`; a failure is the last lines of its output.
 fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    run_keeping(command, what, false, 5)
+}
+
+/// Runs `command`; a failure is the last `lines` lines it wrote that are not blank, on stderr
+/// (after stdout's when `stdout`).
+fn run_keeping(
+    command: &mut Command,
+    what: &str,
+    stdout: bool,
+    lines: usize,
+) -> Result<(), String> {
     let output = command
         .output()
         .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
     if output.status.success() {
         return Ok(());
     }
-    let text = String::from_utf8_lossy(&output.stderr);
-    let tail: Vec<&str> = text.lines().rev().take(5).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    Err(format!(
-        "{what} failed ({}): {}",
-        output.status,
-        tail.join(" / ")
-    ))
+    let mut text = String::new();
+    if stdout {
+        text.push_str(&String::from_utf8_lossy(&output.stdout));
+    }
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    let written: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let tail = written[written.len().saturating_sub(lines)..].join(" / ");
+    Err(format!("{what} failed ({}): {tail}", output.status))
 }
 
 /// Runs `setup` holding `<target>/sdk-setup-<name>.lock` (a folder: creating it is atomic).
